@@ -1,0 +1,303 @@
+//! One run of an agent: its ids, budget, event sinks, and the one loop that serves both the chat
+//! (`run`) and the stream (`session`) paths — they differ only in how the model is called and
+//! whether events are emitted.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use futures::StreamExt;
+use futures::channel::mpsc::UnboundedSender;
+use tracing::Instrument;
+
+use super::Core;
+use crate::budget::BudgetTracker;
+use crate::chain::{ChainDecision, Effect, run_chain};
+use crate::observers::notify;
+use crate::{
+    AgentError, AgentEvent, ChatRequest, ChatResponse, InterceptionPoint, InterceptorDecision,
+    Message, ModelError, PipelineEvent, ResponseAssembler, RunIds,
+};
+
+/// The state of one run, shared by the loop, the tool calls and a code skill's context.
+pub(crate) struct Run<OUT> {
+    pub(super) core: Arc<Core<OUT>>,
+    ids: RunIds,
+    /// The session's event stream; `None` on the chat path.
+    events: Option<UnboundedSender<AgentEvent<OUT>>>,
+    budget: Mutex<BudgetTracker>,
+    /// A turn substitute taken inside a code skill: it is the run's output.
+    substitute: Mutex<Option<OUT>>,
+}
+
+/// What one model turn produced.
+pub(crate) enum Turn<OUT> {
+    /// The model answered.
+    Answered(ChatResponse),
+    /// An `on_before_turn` interceptor substituted the final output; the model was not called.
+    Substituted(OUT),
+}
+
+impl<OUT: Clone + Send + 'static> Run<OUT> {
+    pub(crate) fn new(
+        core: Arc<Core<OUT>>,
+        ids: RunIds,
+        events: Option<UnboundedSender<AgentEvent<OUT>>>,
+    ) -> Self {
+        let budget = Mutex::new(BudgetTracker::new(core.budget.clone()));
+        Run {
+            core,
+            ids,
+            events,
+            budget,
+            substitute: Mutex::new(None),
+        }
+    }
+
+    pub(crate) fn ids(&self) -> &RunIds {
+        &self.ids
+    }
+
+    /// Whether this run streams (the session path).
+    pub(crate) fn is_session(&self) -> bool {
+        self.events.is_some()
+    }
+
+    /// Send an event to the session's stream, if there is one and it is still read.
+    pub(crate) fn emit(&self, event: impl FnOnce() -> AgentEvent<OUT>) {
+        if let Some(events) = &self.events {
+            // A dropped receiver only means nobody reads the events any more; the run goes on.
+            let _ = events.unbounded_send(event());
+        }
+    }
+
+    /// Close the session's event stream: the run has ended.
+    pub(crate) fn close_events(&self) {
+        if let Some(events) = &self.events {
+            events.close_channel();
+        }
+    }
+
+    /// Publish a pipeline event to the agent's observers.
+    pub(crate) fn publish(&self, event: impl FnOnce(RunIds) -> PipelineEvent) {
+        self.core.hub.publish(|| event(self.ids.clone()));
+    }
+
+    /// Tell decision observers and the pipeline about a chain's non-`Proceed` decisions.
+    pub(crate) fn report_decisions(
+        &self,
+        point: InterceptionPoint,
+        target: &str,
+        decisions: &[ChainDecision],
+    ) {
+        for decision in decisions {
+            let decision = InterceptorDecision {
+                point,
+                target: target.to_string(),
+                index: decision.index,
+                decision: decision.decision,
+                reason: decision.reason.clone(),
+                effective: decision.effective,
+            };
+            tracing::debug!(
+                %point, target, index = decision.index, decision = %decision.decision,
+                reason = decision.reason.as_deref().unwrap_or(""), effective = decision.effective,
+                "interceptor decision"
+            );
+            for observer in &self.core.observers.decision {
+                notify("on_interceptor_decision", || observer(&decision));
+            }
+            self.publish(|ids| PipelineEvent::InterceptorDecision {
+                ids,
+                point: decision.point,
+                target: decision.target.clone(),
+                index: decision.index,
+                decision: decision.decision,
+                reason: decision.reason.clone(),
+                effective: decision.effective,
+            });
+        }
+    }
+
+    fn budget(&self) -> MutexGuard<'_, BudgetTracker> {
+        // Counters stay consistent whatever a panicking holder was doing.
+        self.budget
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Spend budget through `step`, then fire any threshold observers newly crossed.
+    pub(crate) fn spend<T>(
+        &self,
+        step: impl FnOnce(&mut BudgetTracker) -> Result<T, AgentError>,
+    ) -> Result<T, AgentError> {
+        let (result, crossed) = {
+            let mut budget = self.budget();
+            let result = step(&mut budget);
+            let crossed = budget.crossed(&self.core.observers.budget_thresholds);
+            (result, crossed)
+        };
+        for (index, usage) in crossed {
+            if let Some(observer) = self.core.observers.budget.get(index) {
+                notify("on_budget_threshold", || observer(&usage));
+            }
+            let fraction = self.core.observers.budget_thresholds[index];
+            self.publish(|ids| PipelineEvent::BudgetThreshold {
+                ids,
+                limit: usage.limit,
+                fraction,
+            });
+        }
+        result
+    }
+
+    pub(crate) fn tool_timeout(&self) -> std::time::Duration {
+        self.budget().budget().per_tool_timeout
+    }
+
+    pub(crate) fn max_tool_args_bytes(&self) -> usize {
+        self.budget().budget().max_tool_args_bytes
+    }
+
+    /// Keep a turn substitute taken inside a code skill; it is the run's output.
+    pub(crate) fn keep_substitute(&self, output: OUT) {
+        *self.substitute.lock().unwrap_or_else(|p| p.into_inner()) = Some(output);
+    }
+
+    pub(crate) fn take_substitute(&self) -> Option<OUT> {
+        self.substitute
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+    }
+
+    /// One model turn: budget, turn chain, then the model (`chat` or `chat_stream`). A
+    /// `ProceedWith` replaces `request.messages` for this and every later turn.
+    pub(crate) async fn turn(&self, request: &mut ChatRequest) -> Result<Turn<OUT>, AgentError> {
+        let turn = self.spend(BudgetTracker::begin_turn)?;
+        let span = tracing::info_span!("turn", turn, decision = tracing::field::Empty);
+        async {
+            let target = format!("turn {turn}");
+            let outcome =
+                run_chain(&self.core.turn_chain, std::mem::take(&mut request.messages)).await;
+            request.messages = outcome.value;
+            self.report_decisions(InterceptionPoint::Turn, &target, &outcome.decisions);
+            match outcome.effect {
+                Effect::Deny(reason) => {
+                    tracing::Span::current().record("decision", "Deny");
+                    return Err(AgentError::InterceptorDenied {
+                        point: InterceptionPoint::Turn,
+                        target,
+                        reason,
+                    });
+                }
+                Effect::Substitute(output) => {
+                    tracing::Span::current().record("decision", "Substitute");
+                    return Ok(Turn::Substituted(output));
+                }
+                Effect::Proceed | Effect::ProceedWith => {}
+            }
+            self.emit(|| AgentEvent::TurnStarted { turn });
+            self.publish(|ids| PipelineEvent::TurnStarted { ids, turn });
+            let response = self.call_model(request).await?;
+            self.emit(|| AgentEvent::TurnCompleted {
+                turn,
+                content: response.content.clone(),
+                tool_calls: response.tool_calls.clone(),
+            });
+            self.publish(|ids| PipelineEvent::TurnCompleted {
+                ids,
+                turn,
+                tool_calls: response.tool_calls.len(),
+                usage: response.usage,
+            });
+            Ok(Turn::Answered(response))
+        }
+        .instrument(span)
+        .await
+    }
+
+    /// Call the model: whole on the chat path, streamed (emitting tokens) on the session path.
+    /// A stream that breaks ends the turn with an error; nothing of its partial answer is used.
+    async fn call_model(&self, request: &ChatRequest) -> Result<ChatResponse, AgentError> {
+        let model = self.core.model.as_ref().ok_or_else(|| {
+            AgentError::Model(ModelError::Other("the agent has no model".to_string()))
+        })?;
+        if !self.is_session() {
+            return Ok(model.chat(request).await?);
+        }
+        let mut stream = model.chat_stream(request);
+        let mut answer = ResponseAssembler::default();
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk?;
+            if let crate::ChatChunk::Text(text) = &chunk {
+                if !text.is_empty() {
+                    self.emit(|| AgentEvent::Token { text: text.clone() });
+                }
+            }
+            answer.push(chunk);
+        }
+        Ok(answer.finish()?)
+    }
+
+    /// A code skill's single model call.
+    pub(crate) async fn chat_once(
+        &self,
+        messages: Vec<Message>,
+    ) -> Result<ChatResponse, AgentError> {
+        let mut request = ChatRequest::new(messages);
+        match self.turn(&mut request).await? {
+            Turn::Answered(response) => Ok(response),
+            Turn::Substituted(output) => {
+                self.keep_substitute(output);
+                Err(AgentError::TurnSubstituted)
+            }
+        }
+    }
+
+    /// The agentic loop: turns until the model answers without tool calls, whose text is parsed
+    /// into `OUT`.
+    pub(crate) async fn agentic(
+        self: &Arc<Self>,
+        skill: &str,
+        allowed: &[String],
+        instructions: Option<&str>,
+        input: String,
+    ) -> Result<OUT, AgentError>
+    where
+        OUT: serde::de::DeserializeOwned,
+    {
+        let mut messages = Vec::new();
+        if let Some(prompt) = &self.core.system_prompt {
+            messages.push(Message::system(prompt.clone()));
+        }
+        if let Some(instructions) = instructions {
+            messages.push(Message::system(instructions));
+        }
+        messages.push(Message::user(input));
+        let mut request = ChatRequest {
+            messages,
+            tools: allowed
+                .iter()
+                .filter_map(|name| self.core.tool(name))
+                .map(|tool| tool.spec().clone())
+                .collect(),
+            response_format: self.core.output.schema.clone(),
+        };
+        loop {
+            let response = match self.turn(&mut request).await? {
+                Turn::Substituted(output) => return Ok(output),
+                Turn::Answered(response) => response,
+            };
+            if response.tool_calls.is_empty() {
+                return self.core.output.parse(response.content);
+            }
+            request.messages.push(Message::assistant(
+                response.content,
+                response.tool_calls.clone(),
+            ));
+            for call in &response.tool_calls {
+                let answer = self.dispatch(skill, allowed, call).await?;
+                request.messages.push(answer);
+            }
+        }
+    }
+}

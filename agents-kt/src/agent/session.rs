@@ -1,0 +1,143 @@
+//! A running session: its event stream and its awaitable output.
+
+use std::future::{Future, IntoFuture};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use futures::Stream;
+use futures::channel::mpsc::UnboundedReceiver;
+use tokio::task::JoinHandle;
+
+use crate::chain::panic_message;
+use crate::{AgentError, AgentEvent, RunIds};
+
+/// A stream of events (a session's [`AgentEvent`]s, or an agent's
+/// [`PipelineEvent`](crate::PipelineEvent)s). It ends when its source is done.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// use futures::StreamExt;
+/// use agents_kt::{Agent, PipelineEvent, Reply, ScriptedModel};
+/// let agent: Agent<String, String> = Agent::builder("a")
+///     .model(ScriptedModel::new([Reply::text("ok")]))
+///     .build()
+///     .unwrap();
+/// let mut events = agent.observe();
+/// agent.run("hi".into()).await.unwrap();
+/// assert!(matches!(events.next().await, Some(PipelineEvent::RunStarted { .. })));
+/// # }
+/// ```
+pub struct EventStream<T> {
+    receiver: Option<UnboundedReceiver<T>>,
+}
+
+impl<T> EventStream<T> {
+    pub(crate) fn new(receiver: UnboundedReceiver<T>) -> Self {
+        EventStream {
+            receiver: Some(receiver),
+        }
+    }
+
+    fn ended() -> Self {
+        EventStream { receiver: None }
+    }
+}
+
+impl<T> Stream for EventStream<T> {
+    type Item = T;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<T>> {
+        match &mut self.receiver {
+            Some(receiver) => Pin::new(receiver).poll_next(cx),
+            None => Poll::Ready(None),
+        }
+    }
+}
+
+/// A session started by [`Agent::session`](crate::Agent::session): the run goes on in its own
+/// task; [`AgentSession::events`] streams what happens and awaiting the session (or
+/// [`AgentSession::output`]) gives the output. Dropping it stops the run.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// use futures::StreamExt;
+/// use agents_kt::{Agent, AgentEvent, Reply, ScriptedModel};
+/// let agent: Agent<String, String> = Agent::builder("a")
+///     .model(ScriptedModel::new([Reply::text("streamed answer")]))
+///     .build()
+///     .unwrap();
+/// let mut session = agent.session("hi".into());
+/// let events: Vec<_> = session.events().collect().await;
+/// assert!(events.iter().any(|e| matches!(e, AgentEvent::Token { .. })));
+/// assert_eq!(session.await.unwrap(), "streamed answer");
+/// # }
+/// ```
+pub struct AgentSession<OUT> {
+    ids: RunIds,
+    events: Option<UnboundedReceiver<AgentEvent<OUT>>>,
+    task: Option<JoinHandle<Result<OUT, AgentError>>>,
+}
+
+impl<OUT: Send + 'static> AgentSession<OUT> {
+    pub(crate) fn new(
+        ids: RunIds,
+        events: UnboundedReceiver<AgentEvent<OUT>>,
+        task: JoinHandle<Result<OUT, AgentError>>,
+    ) -> Self {
+        AgentSession {
+            ids,
+            events: Some(events),
+            task: Some(task),
+        }
+    }
+
+    /// The session's ids.
+    pub fn ids(&self) -> &RunIds {
+        &self.ids
+    }
+
+    /// The session's events, from the start. The stream can be taken once; later calls get an
+    /// empty stream. It ends after [`AgentEvent::Completed`] or [`AgentEvent::Failed`].
+    pub fn events(&mut self) -> EventStream<AgentEvent<OUT>> {
+        match self.events.take() {
+            Some(receiver) => EventStream::new(receiver),
+            None => EventStream::ended(),
+        }
+    }
+
+    /// Wait for the session's output.
+    pub async fn output(mut self) -> Result<OUT, AgentError> {
+        let Some(task) = self.task.take() else {
+            return Err(AgentError::Aborted(
+                "the session's output was already taken".into(),
+            ));
+        };
+        match task.await {
+            Ok(result) => result,
+            Err(error) if error.is_panic() => Err(AgentError::Aborted(format!(
+                "the session's task panicked: {}",
+                panic_message(error.into_panic().as_ref())
+            ))),
+            Err(error) => Err(AgentError::Aborted(error.to_string())),
+        }
+    }
+}
+
+impl<OUT: Send + 'static> IntoFuture for AgentSession<OUT> {
+    type Output = Result<OUT, AgentError>;
+    type IntoFuture = Pin<Box<dyn Future<Output = Self::Output> + Send>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.output())
+    }
+}
+
+impl<OUT> Drop for AgentSession<OUT> {
+    fn drop(&mut self) {
+        if let Some(task) = &self.task {
+            task.abort();
+        }
+    }
+}

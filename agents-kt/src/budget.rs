@@ -1,0 +1,238 @@
+//! Limits on what one run may spend, and the tracking that enforces them.
+
+use std::time::{Duration, Instant};
+
+use crate::AgentError;
+
+/// Limits on one run. Exceeding `max_turns`, `max_tool_calls`, `max_duration` or
+/// `per_tool_timeout` ends the run with [`AgentError::BudgetExceeded`]; tool arguments over
+/// `max_tool_args_bytes` are refused and the model is told, so it can retry smaller.
+///
+/// ```
+/// use std::time::Duration;
+/// use agents_kt::Budget;
+/// let budget = Budget::default().max_turns(3).per_tool_timeout(Duration::from_secs(2));
+/// assert_eq!(budget.max_turns, 3);
+/// assert_eq!(budget.max_tool_calls, 32);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Budget {
+    /// Model calls per run (default 8).
+    pub max_turns: u32,
+    /// Tool calls the model (or a code skill) may request per run, denied ones included (default 32).
+    pub max_tool_calls: u32,
+    /// Wall-clock time per run (default 5 minutes).
+    pub max_duration: Duration,
+    /// Time one tool body may take (default 60 seconds); interceptors are not timed.
+    pub per_tool_timeout: Duration,
+    /// Size of one tool call's argument text (default 64 KiB).
+    pub max_tool_args_bytes: usize,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            max_turns: 8,
+            max_tool_calls: 32,
+            max_duration: Duration::from_secs(300),
+            per_tool_timeout: Duration::from_secs(60),
+            max_tool_args_bytes: 64 * 1024,
+        }
+    }
+}
+
+impl Budget {
+    /// Set [`Budget::max_turns`].
+    pub fn max_turns(mut self, turns: u32) -> Self {
+        self.max_turns = turns;
+        self
+    }
+    /// Set [`Budget::max_tool_calls`].
+    pub fn max_tool_calls(mut self, calls: u32) -> Self {
+        self.max_tool_calls = calls;
+        self
+    }
+    /// Set [`Budget::max_duration`].
+    pub fn max_duration(mut self, duration: Duration) -> Self {
+        self.max_duration = duration;
+        self
+    }
+    /// Set [`Budget::per_tool_timeout`].
+    pub fn per_tool_timeout(mut self, timeout: Duration) -> Self {
+        self.per_tool_timeout = timeout;
+        self
+    }
+    /// Set [`Budget::max_tool_args_bytes`].
+    pub fn max_tool_args_bytes(mut self, bytes: usize) -> Self {
+        self.max_tool_args_bytes = bytes;
+        self
+    }
+}
+
+/// One of the limits of a [`Budget`].
+///
+/// ```
+/// assert_eq!(agents_kt::BudgetLimit::MaxToolCalls.to_string(), "max_tool_calls");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BudgetLimit {
+    /// [`Budget::max_turns`].
+    MaxTurns,
+    /// [`Budget::max_tool_calls`].
+    MaxToolCalls,
+    /// [`Budget::max_duration`].
+    MaxDuration,
+    /// [`Budget::per_tool_timeout`].
+    PerToolTimeout,
+    /// [`Budget::max_tool_args_bytes`].
+    MaxToolArgsBytes,
+}
+
+impl std::fmt::Display for BudgetLimit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            BudgetLimit::MaxTurns => "max_turns",
+            BudgetLimit::MaxToolCalls => "max_tool_calls",
+            BudgetLimit::MaxDuration => "max_duration",
+            BudgetLimit::PerToolTimeout => "per_tool_timeout",
+            BudgetLimit::MaxToolArgsBytes => "max_tool_args_bytes",
+        })
+    }
+}
+
+/// How much of one limit a run has used, as `on_budget_threshold` observers see it.
+///
+/// ```
+/// let u = agents_kt::BudgetUsage { limit: agents_kt::BudgetLimit::MaxTurns, used: 4.0, max: 5.0 };
+/// assert_eq!(u.fraction(), 0.8);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BudgetUsage {
+    /// Which limit.
+    pub limit: BudgetLimit,
+    /// How much is used (turns, calls, or seconds).
+    pub used: f64,
+    /// The limit, in the same unit.
+    pub max: f64,
+}
+
+impl BudgetUsage {
+    /// `used / max`.
+    pub fn fraction(&self) -> f64 {
+        if self.max <= 0.0 {
+            1.0
+        } else {
+            self.used / self.max
+        }
+    }
+}
+
+/// A run's spending so far, and which thresholds have already fired.
+#[derive(Debug)]
+pub(crate) struct BudgetTracker {
+    budget: Budget,
+    started: Instant,
+    turns: u32,
+    tool_calls: u32,
+    /// (threshold index, limit) pairs that have fired: each fires once per run.
+    fired: Vec<(usize, BudgetLimit)>,
+}
+
+impl BudgetTracker {
+    pub(crate) fn new(budget: Budget) -> Self {
+        BudgetTracker {
+            budget,
+            started: Instant::now(),
+            turns: 0,
+            tool_calls: 0,
+            fired: Vec::new(),
+        }
+    }
+
+    pub(crate) fn budget(&self) -> &Budget {
+        &self.budget
+    }
+
+    /// Count a model turn; an error if it is one too many.
+    pub(crate) fn begin_turn(&mut self) -> Result<u32, AgentError> {
+        self.check_duration()?;
+        if self.turns >= self.budget.max_turns {
+            return Err(exceeded(
+                BudgetLimit::MaxTurns,
+                format!("the run has used all {} turns", self.budget.max_turns),
+            ));
+        }
+        self.turns += 1;
+        Ok(self.turns)
+    }
+
+    /// Count a requested tool call (denied ones too); an error if it is one too many.
+    pub(crate) fn begin_tool_call(&mut self) -> Result<(), AgentError> {
+        self.check_duration()?;
+        if self.tool_calls >= self.budget.max_tool_calls {
+            return Err(exceeded(
+                BudgetLimit::MaxToolCalls,
+                format!(
+                    "the model requested more than {} tool calls",
+                    self.budget.max_tool_calls
+                ),
+            ));
+        }
+        self.tool_calls += 1;
+        Ok(())
+    }
+
+    pub(crate) fn check_duration(&self) -> Result<(), AgentError> {
+        if self.started.elapsed() > self.budget.max_duration {
+            return Err(duration_exceeded(self.budget.max_duration));
+        }
+        Ok(())
+    }
+
+    /// Current usage of every counted limit.
+    pub(crate) fn usage(&self) -> [BudgetUsage; 3] {
+        [
+            BudgetUsage {
+                limit: BudgetLimit::MaxTurns,
+                used: f64::from(self.turns),
+                max: f64::from(self.budget.max_turns),
+            },
+            BudgetUsage {
+                limit: BudgetLimit::MaxToolCalls,
+                used: f64::from(self.tool_calls),
+                max: f64::from(self.budget.max_tool_calls),
+            },
+            BudgetUsage {
+                limit: BudgetLimit::MaxDuration,
+                used: self.started.elapsed().as_secs_f64(),
+                max: self.budget.max_duration.as_secs_f64(),
+            },
+        ]
+    }
+
+    /// The thresholds (by index into `fractions`) newly crossed, each reported once per run.
+    pub(crate) fn crossed(&mut self, fractions: &[f64]) -> Vec<(usize, BudgetUsage)> {
+        let mut crossed = Vec::new();
+        for usage in self.usage() {
+            for (index, fraction) in fractions.iter().enumerate() {
+                let key = (index, usage.limit);
+                if usage.fraction() >= *fraction && !self.fired.contains(&key) {
+                    self.fired.push(key);
+                    crossed.push((index, usage));
+                }
+            }
+        }
+        crossed
+    }
+}
+
+pub(crate) fn exceeded(limit: BudgetLimit, detail: String) -> AgentError {
+    AgentError::BudgetExceeded { limit, detail }
+}
+
+pub(crate) fn duration_exceeded(max: Duration) -> AgentError {
+    exceeded(
+        BudgetLimit::MaxDuration,
+        format!("the run took longer than {max:?}"),
+    )
+}

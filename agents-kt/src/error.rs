@@ -1,0 +1,179 @@
+//! Why a run or a build failed.
+
+use crate::{BudgetLimit, InterceptionPoint, ModelError};
+
+/// Why a run failed. Every variant's text says what happened and, where it helps, what to do.
+///
+/// ```
+/// use agents_kt::{AgentError, InterceptionPoint};
+/// let e = AgentError::InterceptorDenied {
+///     point: InterceptionPoint::Skill, target: "refund".into(), reason: "after hours".into(),
+/// };
+/// assert_eq!(e.to_string(), "Skill 'refund' denied by interceptor: after hours");
+/// ```
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AgentError {
+    /// An `on_before_skill` or `on_before_turn` interceptor denied (a tool-call denial is not an
+    /// error: the model is told and may recover).
+    #[error("{}", denial_text(*point, target, reason))]
+    InterceptorDenied {
+        /// Where.
+        point: InterceptionPoint,
+        /// The skill's name, or `turn <n>`.
+        target: String,
+        /// The interceptor's reason.
+        reason: String,
+    },
+    /// A budget limit was exceeded; the run ended.
+    #[error("budget exceeded: {limit} ({detail})")]
+    BudgetExceeded {
+        /// Which limit.
+        limit: BudgetLimit,
+        /// The numbers involved.
+        detail: String,
+    },
+    /// A skill name (from the selector or an `on_before_skill` reroute) names no skill.
+    #[error("unknown skill '{name}': this agent's skills are {available}")]
+    UnknownSkill {
+        /// The name asked for.
+        name: String,
+        /// The agent's skills, comma-separated.
+        available: String,
+    },
+    /// The model call failed.
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    /// The model's final answer did not parse into the agent's output type.
+    #[error("the model's final answer is not a valid output: {reason}; raw answer: {raw:?}")]
+    Output {
+        /// The answer as received.
+        raw: String,
+        /// Why it did not parse.
+        reason: String,
+    },
+    /// A code skill's tool call was denied by an interceptor.
+    #[error("Tool '{tool}' denied by policy: {reason}")]
+    ToolDenied {
+        /// The tool.
+        tool: String,
+        /// The interceptor's reason.
+        reason: String,
+    },
+    /// A code skill's tool call failed.
+    #[error("Tool '{tool}' failed: {error}")]
+    ToolFailed {
+        /// The tool.
+        tool: String,
+        /// The failure.
+        error: String,
+    },
+    /// A code skill called a tool this agent does not have.
+    #[error("unknown tool '{tool}': register it on the agent with `.tool(..)`")]
+    UnknownTool {
+        /// The tool's name.
+        tool: String,
+    },
+    /// A code skill failed.
+    #[error("skill '{skill}' failed: {message}")]
+    Skill {
+        /// The skill.
+        skill: String,
+        /// Its error text.
+        message: String,
+    },
+    /// Seen only inside a code skill: an `on_before_turn` interceptor substituted the run's
+    /// output, so [`crate::SkillContext::chat`] did not call the model. Return it with `?`; the
+    /// substitute becomes the output either way.
+    #[error("the turn was substituted by an interceptor; its result is the run's output")]
+    TurnSubstituted,
+    /// The run stopped for a reason outside the model, tools and skills (a panic in the run's
+    /// task, say).
+    #[error("agent run aborted: {0}")]
+    Aborted(String),
+}
+
+fn denial_text(point: InterceptionPoint, target: &str, reason: &str) -> String {
+    match point {
+        InterceptionPoint::Skill => format!("Skill '{target}' denied by interceptor: {reason}"),
+        InterceptionPoint::Turn => format!("Turn denied by interceptor: {reason}"),
+        InterceptionPoint::ToolCall => format!("Tool '{target}' denied by policy: {reason}"),
+    }
+}
+
+/// Why [`crate::AgentBuilder::build`] refused a configuration.
+///
+/// ```
+/// let e = agents_kt::BuildError::DuplicateTool { name: "add".into() };
+/// assert!(e.to_string().contains("'add'"));
+/// ```
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// Two tools share a name.
+    #[error("two tools are named '{name}': tool names must be unique within an agent")]
+    DuplicateTool {
+        /// The name.
+        name: String,
+    },
+    /// Two skills share a name.
+    #[error("two skills are named '{name}': skill names must be unique within an agent")]
+    DuplicateSkill {
+        /// The name.
+        name: String,
+    },
+    /// Several skills and no way to choose between them.
+    #[error("the agent has several skills ({skills}) but no selector: add `.skill_selector(..)`")]
+    NoSelector {
+        /// The skills, comma-separated.
+        skills: String,
+    },
+    /// A skill's allow-list names a tool the agent does not have.
+    #[error(
+        "skill '{skill}' allows tool '{tool}', which is not registered: add `.tool(..)` for it"
+    )]
+    UnknownAllowedTool {
+        /// The skill.
+        skill: String,
+        /// The tool.
+        tool: String,
+    },
+    /// A typed tool interceptor names a tool the agent does not have.
+    #[error(
+        "an interceptor is registered for tool '{tool}', which is not registered: add `.tool(..)` for it"
+    )]
+    InterceptorForUnknownTool {
+        /// The tool.
+        tool: String,
+    },
+    /// A typed interceptor was written for another tool type that happens to share the name.
+    #[error(
+        "the interceptor for tool '{tool}' was written for a different tool type with the same name"
+    )]
+    InterceptorToolMismatch {
+        /// The tool.
+        tool: String,
+    },
+    /// A tool's arguments are not a JSON object.
+    #[error(
+        "the arguments of tool '{tool}' are not a JSON object (schema type {found}): use a struct with named fields"
+    )]
+    ArgsNotObject {
+        /// The tool.
+        tool: String,
+        /// The schema's type.
+        found: String,
+    },
+    /// An agentic skill needs a model and none was given.
+    #[error("skill '{skill}' calls the model, but the agent has none: add `.model(..)`")]
+    NoModel {
+        /// The skill.
+        skill: String,
+    },
+    /// A budget threshold fraction outside (0, 1].
+    #[error("budget threshold {fraction} is not in (0, 1]")]
+    InvalidThreshold {
+        /// The fraction given.
+        fraction: f64,
+    },
+}

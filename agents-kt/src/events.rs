@@ -1,0 +1,307 @@
+//! What a run reports: [`AgentEvent`]s on a session's stream, and [`PipelineEvent`]s to everyone
+//! observing the agent.
+
+use serde_json::Value;
+
+use crate::{AgentError, BudgetLimit, DecisionKind, ToolCall, Usage};
+
+/// Which run an event belongs to.
+///
+/// ```
+/// let ids = agents_kt::RunIds { run_id: "weather/run-1".into(), session_id: "weather/session-1".into() };
+/// assert!(ids.run_id.ends_with("run-1"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RunIds {
+    /// Unique per `run` or `session` call of an agent.
+    pub run_id: String,
+    /// The session the run belongs to (a `run` call is a session of its own).
+    pub session_id: String,
+}
+
+/// Where an interceptor sits.
+///
+/// ```
+/// assert_eq!(agents_kt::InterceptionPoint::Turn.to_string(), "turn");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum InterceptionPoint {
+    /// Before a skill runs (`on_before_skill`).
+    Skill,
+    /// Before a model call (`on_before_turn`).
+    Turn,
+    /// Before a tool call (`before_tool_call`, `on_before_tool_call`).
+    ToolCall,
+}
+
+impl std::fmt::Display for InterceptionPoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            InterceptionPoint::Skill => "skill",
+            InterceptionPoint::Turn => "turn",
+            InterceptionPoint::ToolCall => "tool call",
+        })
+    }
+}
+
+/// One non-`Proceed` decision of an interceptor, as `on_interceptor_decision` observers see it.
+///
+/// ```
+/// use agents_kt::{DecisionKind, InterceptionPoint, InterceptorDecision};
+/// let d = InterceptorDecision {
+///     point: InterceptionPoint::ToolCall, target: "writeFile".into(), index: 0,
+///     decision: DecisionKind::Deny, reason: Some("system paths are off-limits".into()), effective: true,
+/// };
+/// assert!(d.effective);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InterceptorDecision {
+    /// Where the interceptor sits.
+    pub point: InterceptionPoint,
+    /// What it was deciding about: the skill or tool name, or `turn <n>`.
+    pub target: String,
+    /// Its position in the chain (registration order), from 0.
+    pub index: usize,
+    /// What it decided.
+    pub decision: DecisionKind,
+    /// The reason, for a `Deny`.
+    pub reason: Option<String>,
+    /// Whether this was the chain's effective decision (the first non-`Proceed`).
+    pub effective: bool,
+}
+
+/// What a session reports while it runs, in order. `OUT` is the agent's output type.
+///
+/// ```
+/// use agents_kt::AgentEvent;
+/// let e: AgentEvent<String> = AgentEvent::Token { text: "Hel".into() };
+/// assert!(matches!(e, AgentEvent::Token { .. }));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub enum AgentEvent<OUT> {
+    /// A skill begins.
+    SkillStarted {
+        /// The skill's name.
+        skill: String,
+    },
+    /// A skill finished with an output.
+    SkillCompleted {
+        /// The skill's name.
+        skill: String,
+    },
+    /// A model turn begins (numbered from 1).
+    TurnStarted {
+        /// The turn's number.
+        turn: u32,
+    },
+    /// A piece of the model's text, as streamed.
+    Token {
+        /// The text.
+        text: String,
+    },
+    /// A model turn ended with this answer.
+    TurnCompleted {
+        /// The turn's number.
+        turn: u32,
+        /// The answer's text.
+        content: String,
+        /// The tool calls it asked for.
+        tool_calls: Vec<ToolCall>,
+    },
+    /// A tool is about to run (or a substitute to stand in), with the arguments it will see.
+    ToolCallStarted {
+        /// The call's id.
+        call_id: String,
+        /// The tool's name.
+        tool: String,
+        /// The effective arguments (after any `ProceedWith`).
+        args: Value,
+    },
+    /// A running tool reported progress through [`crate::ToolContext::emit`].
+    ToolCallProgress {
+        /// The call's id.
+        call_id: String,
+        /// What it reported.
+        progress: Value,
+    },
+    /// A tool call ended; every call the model asks for ends with exactly one of these.
+    ToolCallFinished {
+        /// The call's id.
+        call_id: String,
+        /// The tool's name.
+        tool: String,
+        /// The effective arguments, or what the model sent when they were rejected.
+        args: Value,
+        /// The tool's (or the substitute's) result, or the error text sent to the model.
+        result: Value,
+        /// Whether the call was rejected, denied or failed.
+        is_error: bool,
+    },
+    /// The run finished with this output.
+    Completed {
+        /// The output.
+        output: OUT,
+    },
+    /// The run failed.
+    Failed {
+        /// Why.
+        error: AgentError,
+    },
+}
+
+/// What an agent reports to [`crate::Agent::observe`] streams: every run's milestones, decisions
+/// and tool calls, each tagged with the run's [`RunIds`].
+///
+/// ```
+/// use agents_kt::{PipelineEvent, RunIds};
+/// let ids = RunIds { run_id: "a/run-1".into(), session_id: "a/run-1".into() };
+/// let e = PipelineEvent::RunCompleted { ids: ids.clone() };
+/// assert_eq!(e.ids(), &ids);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum PipelineEvent {
+    /// A run began.
+    RunStarted {
+        /// The run.
+        ids: RunIds,
+        /// The agent's name.
+        agent: String,
+    },
+    /// A skill was chosen (after `on_before_skill` accepted or rerouted).
+    SkillChosen {
+        /// The run.
+        ids: RunIds,
+        /// The skill's name.
+        skill: String,
+    },
+    /// An interceptor took a non-`Proceed` decision.
+    InterceptorDecision {
+        /// The run.
+        ids: RunIds,
+        /// Where the interceptor sits.
+        point: InterceptionPoint,
+        /// What it decided about (skill or tool name, or `turn <n>`).
+        target: String,
+        /// Its position in the chain, from 0.
+        index: usize,
+        /// What it decided.
+        decision: DecisionKind,
+        /// The reason, for a `Deny`.
+        reason: Option<String>,
+        /// Whether it was the effective decision.
+        effective: bool,
+    },
+    /// A model turn began.
+    TurnStarted {
+        /// The run.
+        ids: RunIds,
+        /// The turn's number, from 1.
+        turn: u32,
+    },
+    /// A model turn answered.
+    TurnCompleted {
+        /// The run.
+        ids: RunIds,
+        /// The turn's number.
+        turn: u32,
+        /// How many tool calls the answer asked for.
+        tool_calls: usize,
+        /// Token counts, when reported.
+        usage: Option<Usage>,
+    },
+    /// A tool ran (or was substituted) and produced a result.
+    ToolUsed {
+        /// The run.
+        ids: RunIds,
+        /// The call's id.
+        call_id: String,
+        /// The tool.
+        tool: String,
+        /// The effective arguments.
+        args: Value,
+        /// The result.
+        result: Value,
+        /// Whether an interceptor's `Substitute` stood in for the tool.
+        substituted: bool,
+    },
+    /// An interceptor denied a tool call; the tool did not run.
+    ToolDenied {
+        /// The run.
+        ids: RunIds,
+        /// The call's id.
+        call_id: String,
+        /// The tool.
+        tool: String,
+        /// The arguments it was denied with.
+        args: Value,
+        /// The reason.
+        reason: String,
+    },
+    /// A tool body failed (returned an error, panicked or timed out).
+    ToolFailed {
+        /// The run.
+        ids: RunIds,
+        /// The call's id.
+        call_id: String,
+        /// The tool.
+        tool: String,
+        /// The arguments.
+        args: Value,
+        /// The failure.
+        error: String,
+    },
+    /// A tool call was rejected before any interceptor saw it (unknown tool, invalid or oversized
+    /// arguments).
+    ToolRejected {
+        /// The run.
+        ids: RunIds,
+        /// The call's id.
+        call_id: String,
+        /// The tool name the model used.
+        tool: String,
+        /// Why.
+        reason: String,
+    },
+    /// A budget threshold was crossed.
+    BudgetThreshold {
+        /// The run.
+        ids: RunIds,
+        /// Which limit.
+        limit: BudgetLimit,
+        /// The threshold crossed, as a fraction of the limit.
+        fraction: f64,
+    },
+    /// A run finished with an output.
+    RunCompleted {
+        /// The run.
+        ids: RunIds,
+    },
+    /// A run failed.
+    RunFailed {
+        /// The run.
+        ids: RunIds,
+        /// Why.
+        error: AgentError,
+    },
+}
+
+impl PipelineEvent {
+    /// The run this event belongs to.
+    pub fn ids(&self) -> &RunIds {
+        match self {
+            PipelineEvent::RunStarted { ids, .. }
+            | PipelineEvent::SkillChosen { ids, .. }
+            | PipelineEvent::InterceptorDecision { ids, .. }
+            | PipelineEvent::TurnStarted { ids, .. }
+            | PipelineEvent::TurnCompleted { ids, .. }
+            | PipelineEvent::ToolUsed { ids, .. }
+            | PipelineEvent::ToolDenied { ids, .. }
+            | PipelineEvent::ToolFailed { ids, .. }
+            | PipelineEvent::ToolRejected { ids, .. }
+            | PipelineEvent::BudgetThreshold { ids, .. }
+            | PipelineEvent::RunCompleted { ids }
+            | PipelineEvent::RunFailed { ids, .. } => ids,
+        }
+    }
+}

@@ -1,0 +1,94 @@
+//! # agents-kt
+//!
+//! Typed LLM agents whose every skill, model turn and tool call can be inspected, rewritten,
+//! denied or short-circuited by interceptors *before* it runs — with the compiler checking that a
+//! replacement or a substituted result has the right type.
+//!
+//! An interceptor returns a [`Decision<T, R>`]: `Proceed`, `ProceedWith(T)` (a replacement of the
+//! inspected value), `Deny(reason)`, or `Substitute(R)` (a result standing in for the guarded
+//! thing). Chains of interceptors follow one set of rules everywhere (see [`chain::run_chain`]),
+//! and fail closed: an interceptor that panics or returns `Err` denies.
+//!
+//! ```
+//! use agents_kt::prelude::*;
+//! use serde_json::{json, Value};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let model = ScriptedModel::new([
+//!     Reply::tool_call("fetchAccount", json!({"id": "acc-1"})),
+//!     Reply::text("Your balance is 100.00 USD."),
+//! ]);
+//! let agent: Agent<String, String> = Agent::builder("bank")
+//!     .model(model.clone())
+//!     .on_before_tool_call(|name: &str, _args: &Value| match name {
+//!         "fetchAccount" => Decision::Substitute(json!({"balance": 10000, "currency": "USD"})),
+//!         _ => Decision::Proceed,
+//!     })
+//!     # .tool(FetchAccount)
+//!     .build()?;
+//! assert_eq!(agent.run("What is my balance?".into()).await?, "Your balance is 100.00 USD.");
+//! // The model saw the substituted result as the tool's answer.
+//! assert_eq!(model.requests()[1].messages.last().unwrap().content, r#"{"balance":10000,"currency":"USD"}"#);
+//! # Ok(()) }
+//! # #[derive(Clone, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+//! # pub struct FetchAccountArgs { pub id: String }
+//! # #[derive(serde::Deserialize, serde::Serialize)]
+//! # pub struct Account { pub balance: i64, pub currency: String }
+//! # pub struct FetchAccount;
+//! # impl Tool for FetchAccount {
+//! #     const NAME: &'static str = "fetchAccount";
+//! #     type Args = FetchAccountArgs;
+//! #     type Output = Account;
+//! #     fn description(&self) -> std::borrow::Cow<'static, str> { "Fetch an account.".into() }
+//! #     async fn call(&self, _: FetchAccountArgs, _: &ToolContext) -> Result<Account, ToolError> {
+//! #         Err(ToolError::new("the real service is not reachable from a doctest"))
+//! #     }
+//! # }
+//! ```
+
+#![deny(missing_docs)]
+
+mod agent;
+mod budget;
+pub mod chain;
+mod decision;
+mod error;
+mod events;
+mod interceptor;
+mod message;
+mod model;
+mod observers;
+mod skill;
+mod tool;
+
+pub use agent::{Agent, AgentBuilder, AgentInput, AgentOutput, AgentSession, EventStream};
+pub use budget::{Budget, BudgetLimit, BudgetUsage};
+pub use decision::{Decision, DecisionKind};
+pub use error::{AgentError, BuildError};
+pub use events::{AgentEvent, InterceptionPoint, InterceptorDecision, PipelineEvent, RunIds};
+pub use interceptor::{
+    FnInterceptor, Intercepted, Interceptor, InterceptorReturn, IntoDecision, markers,
+};
+pub use message::{ChatChunk, ChatRequest, ChatResponse, Message, Role, ToolCall, ToolSpec, Usage};
+pub use model::{ChatStream, ModelClient, ModelError, Reply, ResponseAssembler, ScriptedModel};
+pub use skill::{Skill, SkillContext, SkillError};
+pub use tool::{Tool, ToolContext, ToolError, ToolInterceptor};
+
+/// The names most agents need, for `use agents_kt::prelude::*`.
+pub mod prelude {
+    pub use crate::{
+        Agent, AgentError, AgentEvent, Budget, Decision, Message, ModelClient, PipelineEvent,
+        Reply, ScriptedModel, Skill, SkillContext, SkillError, Tool, ToolContext, ToolError,
+        ToolInterceptor,
+    };
+}
+
+/// Items generated code names; not part of the public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use futures;
+    pub use schemars;
+    pub use serde;
+    pub use serde_json;
+}

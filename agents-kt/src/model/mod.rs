@@ -1,0 +1,91 @@
+//! The model side: the [`ModelClient`] trait every provider implements, and the offline
+//! [`ScriptedModel`].
+
+mod assemble;
+mod scripted;
+
+pub use assemble::ResponseAssembler;
+pub use scripted::{Reply, ScriptedModel};
+
+use futures::future::BoxFuture;
+use futures::stream::BoxStream;
+
+use crate::{ChatChunk, ChatRequest, ChatResponse};
+
+/// A streamed answer: chunks in order, or an error that ends the stream.
+pub type ChatStream<'a> = BoxStream<'a, Result<ChatChunk, ModelError>>;
+
+/// A chat model the agent loop can call, whole (`chat`, the `run` path) or streamed
+/// (`chat_stream`, the `session` path).
+///
+/// ```
+/// use agents_kt::{ChatChunk, ChatRequest, ChatResponse, ChatStream, ModelClient, ModelError};
+/// use futures::future::BoxFuture;
+/// use futures::{FutureExt, StreamExt};
+///
+/// /// Answers every request with the last user message, reversed.
+/// struct Reverser;
+/// impl ModelClient for Reverser {
+///     fn chat<'a>(&'a self, request: &'a ChatRequest) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+///         let text: String = request.messages.last().map(|m| m.content.chars().rev().collect()).unwrap_or_default();
+///         async move { Ok(ChatResponse::text(text)) }.boxed()
+///     }
+///     fn chat_stream<'a>(&'a self, request: &'a ChatRequest) -> ChatStream<'a> {
+///         self.chat(request)
+///             .map(|answer| answer.map(|r| ChatChunk::Text(r.content)))
+///             .into_stream()
+///             .boxed()
+///     }
+/// }
+/// let answer = futures::executor::block_on(Reverser.chat(&ChatRequest::new(vec![agents_kt::Message::user("abc")])));
+/// assert_eq!(answer.unwrap().content, "cba");
+/// ```
+pub trait ModelClient: Send + Sync + 'static {
+    /// Send `request` and wait for the whole answer.
+    fn chat<'a>(
+        &'a self,
+        request: &'a ChatRequest,
+    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>>;
+
+    /// Send `request` and stream the answer as it is produced.
+    fn chat_stream<'a>(&'a self, request: &'a ChatRequest) -> ChatStream<'a>;
+}
+
+/// Why a model call failed.
+///
+/// ```
+/// let e = agents_kt::ModelError::ScriptExhausted { request: 3 };
+/// assert!(e.to_string().contains("request 3"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ModelError {
+    /// A [`ScriptedModel`] received more requests than it has replies.
+    #[error(
+        "scripted model has no reply left for request {request}: add more replies to the script"
+    )]
+    ScriptExhausted {
+        /// The 1-based number of the request that found the script empty.
+        request: usize,
+    },
+    /// The provider answered with an HTTP error.
+    #[error("model provider answered HTTP {status}: {body}")]
+    Http {
+        /// The HTTP status code.
+        status: u16,
+        /// The provider's error body, as received.
+        body: String,
+    },
+    /// The request could not be sent or the connection failed.
+    #[error("model transport failed: {0}")]
+    Transport(String),
+    /// The answer could not be understood.
+    #[error("model answer is malformed: {0}")]
+    InvalidResponse(String),
+    /// The stream broke before the answer was complete; nothing of the partial answer is used.
+    #[error("model stream broke mid-answer: {0}")]
+    StreamBroken(String),
+    /// Any other failure, described.
+    #[error("model failed: {0}")]
+    Other(String),
+}

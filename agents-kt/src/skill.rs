@@ -1,0 +1,198 @@
+//! Skills: what an agent can do. A code skill runs Rust; an agentic skill runs the model loop with
+//! an allow-list of tools.
+
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+
+use crate::agent::run::Run;
+use crate::{AgentError, ChatResponse, Message, RunIds, Tool};
+
+type CodeFn<IN, OUT> =
+    Arc<dyn Fn(IN, SkillContext<OUT>) -> BoxFuture<'static, Result<OUT, SkillError>> + Send + Sync>;
+
+/// Something an [`Agent<IN, OUT>`](crate::Agent) can do. Every skill of an agent has the agent's
+/// `IN` and `OUT`, so rerouting from one skill to another is type-safe by construction.
+///
+/// ```
+/// use agents_kt::{Skill, SkillContext, SkillError};
+///
+/// // An agentic skill: the model loop, allowed to call two tools.
+/// let forecast: Skill<String, String> = Skill::agentic("forecast")
+///     .description("Answers weather questions.")
+///     .tools(["get_weather", "get_time"]);
+///
+/// // A code skill: plain Rust, which may call tools and the model through its context.
+/// let echo = Skill::code("echo", |input: String, _ctx: SkillContext<String>| async move {
+///     Ok::<_, SkillError>(input)
+/// });
+/// assert_eq!(echo.name(), "echo");
+/// ```
+pub struct Skill<IN, OUT> {
+    pub(crate) name: String,
+    pub(crate) description: String,
+    pub(crate) kind: SkillKind<IN, OUT>,
+}
+
+pub(crate) enum SkillKind<IN, OUT> {
+    Code(CodeFn<IN, OUT>),
+    Agentic {
+        tools: Vec<String>,
+        instructions: Option<String>,
+    },
+}
+
+impl<IN, OUT> Skill<IN, OUT> {
+    /// A skill that runs the model loop. It may call no tools until [`Skill::tools`] allows some.
+    pub fn agentic(name: impl Into<String>) -> Self {
+        Skill {
+            name: name.into(),
+            description: String::new(),
+            kind: SkillKind::Agentic {
+                tools: Vec::new(),
+                instructions: None,
+            },
+        }
+    }
+
+    /// A skill that runs `body`, an async closure or fn of `(IN, SkillContext<OUT>)`.
+    pub fn code<F, Fut>(name: impl Into<String>, body: F) -> Self
+    where
+        F: Fn(IN, SkillContext<OUT>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<OUT, SkillError>> + Send + 'static,
+    {
+        Skill {
+            name: name.into(),
+            description: String::new(),
+            kind: SkillKind::Code(Arc::new(move |input, ctx| body(input, ctx).boxed())),
+        }
+    }
+
+    /// What the skill does (shown to MCP clients).
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = description.into();
+        self
+    }
+
+    /// The tools an agentic skill may call (its allow-list); no effect on a code skill, which may
+    /// call any of the agent's tools through its context.
+    pub fn tools<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+        if let SkillKind::Agentic { tools, .. } = &mut self.kind {
+            tools.extend(names.into_iter().map(Into::into));
+        }
+        self
+    }
+
+    /// Extra system instructions for an agentic skill, after the agent's system prompt.
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        if let SkillKind::Agentic { instructions, .. } = &mut self.kind {
+            *instructions = Some(text.into());
+        }
+        self
+    }
+
+    /// The skill's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl<IN, OUT> fmt::Debug for Skill<IN, OUT> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = match &self.kind {
+            SkillKind::Code(_) => "code",
+            SkillKind::Agentic { .. } => "agentic",
+        };
+        f.debug_struct("Skill")
+            .field("name", &self.name)
+            .field("kind", &kind)
+            .finish()
+    }
+}
+
+/// A code skill's handle on its run: tool calls and model calls made through it pass the same
+/// interceptor chains, budget and observers as the agent loop's.
+///
+/// ```
+/// use agents_kt::{Message, Skill, SkillContext, SkillError};
+/// let summarize = Skill::code("summarize", |text: String, ctx: SkillContext<String>| async move {
+///     let answer = ctx.chat(vec![Message::user(format!("Summarize: {text}"))]).await?;
+///     Ok::<_, SkillError>(answer.content)
+/// });
+/// # let _ = summarize;
+/// ```
+pub struct SkillContext<OUT> {
+    pub(crate) run: Arc<Run<OUT>>,
+}
+
+impl<OUT: Clone + Send + 'static> SkillContext<OUT> {
+    /// Call tool `T` with typed arguments, through its interceptor chain. A denial is
+    /// [`AgentError::ToolDenied`], a failure [`AgentError::ToolFailed`].
+    pub async fn call_tool<T: Tool>(&self, args: T::Args) -> Result<T::Output, AgentError> {
+        self.run.call_typed_tool::<T>(args).await
+    }
+
+    /// Call the model once with `messages`, through the turn chain and the budget. If an
+    /// `on_before_turn` interceptor substitutes, this returns [`AgentError::TurnSubstituted`]
+    /// and the substitute becomes the run's output whatever the skill returns.
+    pub async fn chat(&self, messages: Vec<Message>) -> Result<ChatResponse, AgentError> {
+        self.run.chat_once(messages).await
+    }
+
+    /// The run this skill serves.
+    pub fn ids(&self) -> &RunIds {
+        self.run.ids()
+    }
+}
+
+/// A code skill's failure: any error type converts into it with `?`. An [`AgentError`] (from a
+/// tool or model call through the context) is passed through unchanged.
+///
+/// ```
+/// use agents_kt::SkillError;
+/// fn parse(text: &str) -> Result<u32, SkillError> {
+///     Ok(text.parse::<u32>()?)
+/// }
+/// assert!(parse("x").is_err());
+/// assert_eq!(SkillError::msg("no input").to_string(), "no input");
+/// ```
+pub struct SkillError(Box<dyn std::error::Error + Send + Sync>);
+
+impl SkillError {
+    /// An error with this message.
+    pub fn msg(message: impl fmt::Display) -> Self {
+        SkillError(message.to_string().into())
+    }
+
+    /// The run's error for this failure of skill `skill`.
+    pub(crate) fn into_agent_error(self, skill: &str) -> AgentError {
+        match self.0.downcast::<AgentError>() {
+            Ok(agent_error) => *agent_error,
+            Err(other) => AgentError::Skill {
+                skill: skill.to_string(),
+                message: other.to_string(),
+            },
+        }
+    }
+}
+
+impl<E: std::error::Error + Send + Sync + 'static> From<E> for SkillError {
+    fn from(error: E) -> Self {
+        SkillError(Box::new(error))
+    }
+}
+
+impl fmt::Display for SkillError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl fmt::Debug for SkillError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}

@@ -1,0 +1,100 @@
+//! What a running tool knows about the call it serves.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// Receives the events of a tool call on the session path.
+pub(crate) trait ToolEvents: Send + Sync {
+    /// The tool is about to run (or a substitute to stand in) with these arguments.
+    fn started(&self, call_id: &str, tool: &str, args: Value);
+    /// The running tool reported progress.
+    fn progress(&self, call_id: &str, progress: Value);
+}
+
+/// The handle a tool receives with each call: who is calling, and a way to report progress into
+/// the session's event stream.
+///
+/// ```
+/// use agents_kt::ToolContext;
+/// let ctx = ToolContext::detached("call-7");
+/// assert_eq!(ctx.call_id(), "call-7");
+/// ctx.emit(serde_json::json!({"percent": 50})); // nobody listens: dropped
+/// ```
+#[derive(Clone)]
+pub struct ToolContext {
+    call_id: String,
+    session_id: String,
+    run_id: String,
+    events: Option<Arc<dyn ToolEvents>>,
+}
+
+impl ToolContext {
+    pub(crate) fn new(
+        call_id: String,
+        session_id: String,
+        run_id: String,
+        events: Option<Arc<dyn ToolEvents>>,
+    ) -> Self {
+        ToolContext {
+            call_id,
+            session_id,
+            run_id,
+            events,
+        }
+    }
+
+    /// A context outside any agent run, for calling a tool directly (tests, scripts).
+    pub fn detached(call_id: impl Into<String>) -> Self {
+        ToolContext::new(call_id.into(), String::new(), String::new(), None)
+    }
+
+    /// The id of this tool call (the model's id on the agent loop).
+    pub fn call_id(&self) -> &str {
+        &self.call_id
+    }
+
+    /// The id of the session (or run) the call belongs to; empty when detached.
+    pub fn session_id(&self) -> &str {
+        &self.session_id
+    }
+
+    /// The id of the run the call belongs to; empty when detached.
+    pub fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    /// Report progress: on the session path it becomes an
+    /// [`AgentEvent::ToolCallProgress`](crate::AgentEvent::ToolCallProgress); elsewhere it is
+    /// dropped. A value that does not serialize is reported as its error text.
+    pub fn emit(&self, progress: impl Serialize) {
+        if let Some(events) = &self.events {
+            events.progress(&self.call_id, to_json(progress, "progress"));
+        }
+    }
+
+    /// Report that `tool` is about to run with `args`.
+    pub(crate) fn started(&self, tool: &str, args: &impl Serialize) {
+        if let Some(events) = &self.events {
+            events.started(&self.call_id, tool, to_json(args, "arguments"));
+        }
+    }
+}
+
+/// A value as JSON for an event; a value that does not serialize is reported by its error.
+fn to_json(value: impl Serialize, what: &str) -> Value {
+    serde_json::to_value(value)
+        .unwrap_or_else(|error| Value::String(format!("<{what} not serializable: {error}>")))
+}
+
+impl fmt::Debug for ToolContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolContext")
+            .field("call_id", &self.call_id)
+            .field("session_id", &self.session_id)
+            .field("run_id", &self.run_id)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,104 @@
+//! Tools: the [`Tool`] trait, the context a tool runs in, and how a tool call is dispatched
+//! through its interceptor chain.
+
+mod context;
+mod dynamic;
+pub(crate) mod runtime;
+mod typed_interceptor;
+
+pub use context::ToolContext;
+pub use typed_interceptor::ToolInterceptor;
+
+pub(crate) use context::ToolEvents;
+pub(crate) use dynamic::{DynToolInterceptor, DynamicInToolChain, FnDynToolInterceptor};
+
+use std::borrow::Cow;
+use std::future::Future;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+/// A function the model (or a code skill, or an MCP client) can call.
+///
+/// `#[tool]` writes this impl for an annotated function; a hand-written impl is just as
+/// first-class.
+///
+/// ```
+/// use std::borrow::Cow;
+/// use agents_kt::{Tool, ToolContext, ToolError};
+/// use schemars::JsonSchema;
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Clone, Deserialize, Serialize, JsonSchema)]
+/// pub struct AddArgs { pub a: i64, pub b: i64 }
+///
+/// pub struct Add;
+/// impl Tool for Add {
+///     const NAME: &'static str = "add";
+///     type Args = AddArgs;
+///     type Output = i64;
+///     fn description(&self) -> Cow<'static, str> { "Adds two integers.".into() }
+///     async fn call(&self, args: AddArgs, _ctx: &ToolContext) -> Result<i64, ToolError> {
+///         args.a.checked_add(args.b).ok_or_else(|| ToolError::new("overflow"))
+///     }
+/// }
+/// let sum = futures::executor::block_on(Add.call(AddArgs { a: 2, b: 3 }, &ToolContext::detached("c1")));
+/// assert_eq!(sum.unwrap(), 5);
+/// ```
+pub trait Tool: Send + Sync + 'static {
+    /// The name the model calls the tool by; unique within an agent.
+    const NAME: &'static str;
+    /// The arguments; their JSON Schema (an object) is what the model is shown.
+    type Args: DeserializeOwned + Serialize + JsonSchema + Clone + Send + Sync + 'static;
+    /// What the tool returns; serialized to JSON for the model.
+    type Output: Serialize + DeserializeOwned + Send + Sync + 'static;
+
+    /// What the tool does, for the model.
+    fn description(&self) -> Cow<'static, str>;
+
+    /// Run the tool.
+    fn call(
+        &self,
+        args: Self::Args,
+        ctx: &ToolContext,
+    ) -> impl Future<Output = Result<Self::Output, ToolError>> + Send;
+}
+
+/// A tool body's failure; its text goes to the model as `ERROR: Tool '<name>' failed: <text>`.
+///
+/// ```
+/// let e = agents_kt::ToolError::new("city not found");
+/// assert_eq!(e.to_string(), "city not found");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ToolError {
+    message: String,
+}
+
+impl ToolError {
+    /// A failure described by `message`.
+    pub fn new(message: impl std::fmt::Display) -> Self {
+        ToolError {
+            message: message.to_string(),
+        }
+    }
+
+    /// The failure's description.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl From<String> for ToolError {
+    fn from(message: String) -> Self {
+        ToolError { message }
+    }
+}
+
+impl From<&str> for ToolError {
+    fn from(message: &str) -> Self {
+        ToolError::new(message)
+    }
+}

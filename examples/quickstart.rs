@@ -1,0 +1,226 @@
+//! Quickstart: an agent with three tools and interceptors showing all four decisions, run offline
+//! on a scripted model, printing a transcript of what happened.
+//!
+//! `cargo run --example quickstart`
+
+use std::borrow::Cow;
+
+use agents_kt::prelude::*;
+use agents_kt::{InterceptionPoint, PipelineEvent};
+use futures::{FutureExt, StreamExt};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// Arguments of `get_weather`.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+pub struct GetWeatherArgs {
+    /// City name, capitalized.
+    pub city: String,
+}
+
+/// Current weather for a city.
+pub struct GetWeather;
+
+impl Tool for GetWeather {
+    const NAME: &'static str = "get_weather";
+    type Args = GetWeatherArgs;
+    type Output = Value;
+
+    fn description(&self) -> Cow<'static, str> {
+        "Current weather for a city.".into()
+    }
+
+    async fn call(&self, args: GetWeatherArgs, _ctx: &ToolContext) -> Result<Value, ToolError> {
+        match args.city.as_str() {
+            "Paris" => Ok(json!({"city": "Paris", "celsius": 18, "sky": "sunny"})),
+            other => Err(ToolError::new(format!("no station in {other}"))),
+        }
+    }
+}
+
+/// Arguments of `writeFile`.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+pub struct WriteFileArgs {
+    /// Where to write.
+    pub path: String,
+    /// What to write.
+    pub contents: String,
+}
+
+/// Writes a file (here: pretends to, and says how many bytes).
+pub struct WriteFile;
+
+impl Tool for WriteFile {
+    const NAME: &'static str = "writeFile";
+    type Args = WriteFileArgs;
+    type Output = String;
+
+    fn description(&self) -> Cow<'static, str> {
+        "Write text to a file.".into()
+    }
+
+    async fn call(&self, args: WriteFileArgs, _ctx: &ToolContext) -> Result<String, ToolError> {
+        Ok(format!(
+            "wrote {} bytes to {}",
+            args.contents.len(),
+            args.path
+        ))
+    }
+}
+
+/// Arguments of `fetchAccount`.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+pub struct FetchAccountArgs {
+    /// Account id.
+    pub id: String,
+}
+
+/// Fetches an account from the bank (unreachable offline: an interceptor substitutes a result).
+pub struct FetchAccount;
+
+impl Tool for FetchAccount {
+    const NAME: &'static str = "fetchAccount";
+    type Args = FetchAccountArgs;
+    type Output = Value;
+
+    fn description(&self) -> Cow<'static, str> {
+        "Fetch an account's balance.".into()
+    }
+
+    async fn call(&self, _args: FetchAccountArgs, _ctx: &ToolContext) -> Result<Value, ToolError> {
+        Err(ToolError::new("the bank is not reachable offline"))
+    }
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let model = ScriptedModel::new([
+        Reply::tool_calls([
+            ("get_weather", json!({"city": "paris"})),
+            (
+                "writeFile",
+                json!({"path": "/etc/passwd", "contents": "root::0:0"}),
+            ),
+            ("fetchAccount", json!({"id": "acc-42"})),
+        ]),
+        Reply::tool_call(
+            "writeFile",
+            json!({"path": "/tmp/report.txt", "contents": "18C and sunny"}),
+        ),
+        Reply::text("Paris is sunny at 18C; the report is in /tmp/report.txt; balance 100.00 USD."),
+    ]);
+
+    let agent: Agent<String, String> = Agent::builder("quickstart")
+        .model(model)
+        .system_prompt("You are a helpful assistant.")
+        .tool(GetWeather)
+        .tool(WriteFile)
+        .tool(FetchAccount)
+        // Proceed: every turn is checked, none is flagged here.
+        .on_before_turn(|messages: &[Message]| {
+            if messages
+                .iter()
+                .any(|m| m.content.contains("ignore previous instructions"))
+            {
+                Decision::deny("possible prompt injection")
+            } else {
+                Decision::Proceed
+            }
+        })
+        // ProceedWith: a typed interceptor normalizes the city name.
+        .before_tool_call(ToolInterceptor::<GetWeather>::new(
+            |args: &GetWeatherArgs| {
+                let mut chars = args.city.chars();
+                let capitalized: String = match chars.next() {
+                    Some(first) => first.to_uppercase().chain(chars).collect(),
+                    None => return Decision::deny("empty city"),
+                };
+                if capitalized == args.city {
+                    Decision::Proceed
+                } else {
+                    Decision::ProceedWith(GetWeatherArgs { city: capitalized })
+                }
+            },
+        ))
+        // Deny: system paths are off-limits.
+        .on_before_tool_call(|name: &str, args: &Value| {
+            let path = args["path"].as_str().unwrap_or_default();
+            if name == "writeFile" && path.starts_with("/etc/") {
+                Decision::deny("system paths are off-limits")
+            } else {
+                Decision::Proceed
+            }
+        })
+        // Substitute: a cached account instead of the unreachable bank.
+        .on_before_tool_call(|name: &str, _args: &Value| match name {
+            "fetchAccount" => Decision::Substitute(json!({"balance": 10000, "currency": "USD"})),
+            _ => Decision::Proceed,
+        })
+        .build()?;
+
+    let mut events = agent.observe();
+    let output = agent
+        .run("Weather in Paris, save a report, and my balance?".to_string())
+        .await;
+
+    println!("== transcript of {} ==", agent.name());
+    while let Some(Some(event)) = events.next().now_or_never() {
+        print_event(&event);
+    }
+    let output = output?;
+    println!("final output: {output}");
+    Ok(())
+}
+
+fn print_event(event: &PipelineEvent) {
+    match event {
+        PipelineEvent::RunStarted { ids, agent } => println!("run {} of {agent}", ids.run_id),
+        PipelineEvent::SkillChosen { skill, .. } => println!("skill: {skill}"),
+        PipelineEvent::TurnStarted { turn, .. } => println!("-- turn {turn}: calling the model"),
+        PipelineEvent::TurnCompleted {
+            turn, tool_calls, ..
+        } => println!("-- turn {turn}: model asked for {tool_calls} tool call(s)"),
+        PipelineEvent::InterceptorDecision {
+            point,
+            target,
+            index,
+            decision,
+            reason,
+            ..
+        } => {
+            let point = match point {
+                InterceptionPoint::ToolCall => "tool",
+                InterceptionPoint::Turn => "turn",
+                InterceptionPoint::Skill => "skill",
+            };
+            let reason = reason
+                .as_deref()
+                .map(|r| format!(": {r}"))
+                .unwrap_or_default();
+            println!("   decision [{point} {target}, interceptor #{index}] {decision}{reason}");
+        }
+        PipelineEvent::ToolUsed {
+            tool,
+            args,
+            result,
+            substituted,
+            ..
+        } => {
+            let how = if *substituted { "substituted" } else { "ran" };
+            println!("   tool {tool}({args}) {how} -> {result}");
+        }
+        PipelineEvent::ToolDenied {
+            tool, args, reason, ..
+        } => println!("   tool {tool}({args}) denied by policy: {reason}"),
+        PipelineEvent::ToolFailed {
+            tool, args, error, ..
+        } => println!("   tool {tool}({args}) failed: {error}"),
+        PipelineEvent::ToolRejected { tool, reason, .. } => {
+            println!("   tool {tool} rejected: {reason}")
+        }
+        PipelineEvent::RunCompleted { .. } => println!("run completed"),
+        PipelineEvent::RunFailed { error, .. } => println!("run failed: {error}"),
+        other => println!("   {other:?}"),
+    }
+}
