@@ -1,2 +1,283 @@
-//! Shared fixtures for the end-to-end tests in `tests/tests/`: small tools with observable side
-//! effects, and helpers to collect what observers saw.
+//! Shared fixtures for the end-to-end tests in `tests/tests/`: small tools whose every execution is
+//! recorded (so a test can prove a tool did or did not run), and a recorder for observers.
+
+use std::borrow::Cow;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use agents_kt::{Tool, ToolContext, ToolError};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// A thread-safe list of things that happened, in order.
+#[derive(Clone, Debug)]
+pub struct Log<T>(Arc<Mutex<Vec<T>>>);
+
+impl<T: Clone> Default for Log<T> {
+    fn default() -> Self {
+        Log::new()
+    }
+}
+
+impl<T: Clone> Log<T> {
+    /// A new, empty log.
+    pub fn new() -> Self {
+        Log(Arc::new(Mutex::new(Vec::new())))
+    }
+
+    /// Append an entry.
+    pub fn push(&self, entry: T) {
+        self.0.lock().expect("log lock").push(entry);
+    }
+
+    /// Everything logged so far.
+    pub fn entries(&self) -> Vec<T> {
+        self.0.lock().expect("log lock").clone()
+    }
+
+    /// How many entries.
+    pub fn len(&self) -> usize {
+        self.0.lock().expect("log lock").len()
+    }
+
+    /// Whether nothing was logged.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Arguments of [`WriteFile`].
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+pub struct WriteFileArgs {
+    /// Where to write.
+    pub path: String,
+    /// What to write.
+    pub contents: String,
+    /// A trace id an interceptor may add.
+    #[serde(default, rename = "traceId", skip_serializing_if = "Option::is_none")]
+    pub trace_id: Option<String>,
+}
+
+/// `writeFile`: records the arguments it ran with and answers with a summary.
+#[derive(Clone, Default)]
+pub struct WriteFile {
+    /// Arguments of every execution.
+    pub ran: Log<WriteFileArgs>,
+}
+
+impl Tool for WriteFile {
+    const NAME: &'static str = "writeFile";
+    type Args = WriteFileArgs;
+    type Output = String;
+
+    fn description(&self) -> Cow<'static, str> {
+        "Write text to a file.".into()
+    }
+
+    async fn call(&self, args: WriteFileArgs, _ctx: &ToolContext) -> Result<String, ToolError> {
+        let summary = format!("wrote {} bytes to {}", args.contents.len(), args.path);
+        self.ran.push(args);
+        Ok(summary)
+    }
+}
+
+/// Arguments of [`FetchAccount`].
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+pub struct FetchAccountArgs {
+    /// The account id.
+    pub id: String,
+}
+
+/// An account.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+pub struct Account {
+    /// Balance in cents.
+    pub balance: i64,
+    /// ISO currency code.
+    pub currency: String,
+}
+
+/// `fetchAccount`: records every execution and answers with a fixed account.
+#[derive(Clone, Default)]
+pub struct FetchAccount {
+    /// Arguments of every execution.
+    pub ran: Log<FetchAccountArgs>,
+}
+
+impl Tool for FetchAccount {
+    const NAME: &'static str = "fetchAccount";
+    type Args = FetchAccountArgs;
+    type Output = Account;
+
+    fn description(&self) -> Cow<'static, str> {
+        "Fetch an account.".into()
+    }
+
+    async fn call(&self, args: FetchAccountArgs, _ctx: &ToolContext) -> Result<Account, ToolError> {
+        self.ran.push(args);
+        Ok(Account {
+            balance: 1,
+            currency: "EUR".into(),
+        })
+    }
+}
+
+/// Arguments of [`GetWeather`].
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+pub struct GetWeatherArgs {
+    /// The city.
+    pub city: String,
+}
+
+/// `get_weather`: records every execution, fails for unknown cities.
+#[derive(Clone, Default)]
+pub struct GetWeather {
+    /// Arguments of every execution.
+    pub ran: Log<GetWeatherArgs>,
+}
+
+impl Tool for GetWeather {
+    const NAME: &'static str = "get_weather";
+    type Args = GetWeatherArgs;
+    type Output = Value;
+
+    fn description(&self) -> Cow<'static, str> {
+        "Current weather for a city.".into()
+    }
+
+    async fn call(&self, args: GetWeatherArgs, ctx: &ToolContext) -> Result<Value, ToolError> {
+        ctx.emit(json!({"looking_up": args.city}));
+        self.ran.push(args.clone());
+        match args.city.as_str() {
+            "Atlantis" => Err(ToolError::new("no station in Atlantis")),
+            "Panic City" => panic!("weather station exploded"),
+            city => Ok(json!({"city": city, "celsius": 18})),
+        }
+    }
+}
+
+/// Arguments of [`Sleep`].
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+pub struct SleepArgs {
+    /// How long, in milliseconds.
+    pub millis: u64,
+}
+
+/// `sleep`: waits, then answers "slept".
+#[derive(Clone, Default)]
+pub struct Sleep;
+
+impl Tool for Sleep {
+    const NAME: &'static str = "sleep";
+    type Args = SleepArgs;
+    type Output = String;
+
+    fn description(&self) -> Cow<'static, str> {
+        "Sleep for a while.".into()
+    }
+
+    async fn call(&self, args: SleepArgs, _ctx: &ToolContext) -> Result<String, ToolError> {
+        tokio::time::sleep(Duration::from_millis(args.millis)).await;
+        Ok("slept".into())
+    }
+}
+
+/// The content of the last message of the model's `n`th request (0-based).
+pub fn last_message(model: &agents_kt::ScriptedModel, n: usize) -> String {
+    let requests = model.requests();
+    requests[n]
+        .messages
+        .last()
+        .map(|m| m.content.clone())
+        .unwrap_or_default()
+}
+
+/// Which path a test drives an agent through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Path {
+    /// `agent.run(input)`: the model is called through `chat`.
+    Run,
+    /// `agent.session(input)`: the model is called through `chat_stream`, events are streamed.
+    Session,
+}
+
+/// Both paths, for tests that must hold on each.
+pub const PATHS: [Path; 2] = [Path::Run, Path::Session];
+
+/// Run `agent` on `input` through `path`; the session's events (none on the run path) come too.
+pub async fn drive<OUT: agents_kt::AgentOutput>(
+    agent: &agents_kt::Agent<String, OUT>,
+    input: &str,
+    path: Path,
+) -> (
+    Result<OUT, agents_kt::AgentError>,
+    Vec<agents_kt::AgentEvent<OUT>>,
+) {
+    use futures::StreamExt;
+    match path {
+        Path::Run => (agent.run(input.to_string()).await, Vec::new()),
+        Path::Session => {
+            let mut session = agent.session(input.to_string());
+            let events: Vec<_> = session.events().collect().await;
+            (session.await, events)
+        }
+    }
+}
+
+/// Everything the agent's observers and `observe()` stream saw, as readable lines.
+#[derive(Clone, Default)]
+pub struct Seen {
+    /// One line per observer call, e.g. `tool_denied writeFile {..} reason`.
+    pub observers: Log<String>,
+}
+
+impl Seen {
+    /// Register every observer on `builder`, each logging one line.
+    pub fn watch<IN: agents_kt::AgentInput, OUT: agents_kt::AgentOutput>(
+        &self,
+        builder: agents_kt::AgentBuilder<IN, OUT>,
+    ) -> agents_kt::AgentBuilder<IN, OUT> {
+        let (a, b, c, d, e, f) = (
+            self.observers.clone(),
+            self.observers.clone(),
+            self.observers.clone(),
+            self.observers.clone(),
+            self.observers.clone(),
+            self.observers.clone(),
+        );
+        builder
+            .on_skill_chosen(move |skill| a.push(format!("skill_chosen {skill}")))
+            .on_tool_use(move |tool, args, result| b.push(format!("tool_use {tool} {args} {result}")))
+            .on_tool_error(move |tool, args, error| c.push(format!("tool_error {tool} {args} {error}")))
+            .on_tool_denied(move |tool, args, reason| {
+                d.push(format!("tool_denied {tool} {args} {reason}"))
+            })
+            .on_error(move |error| e.push(format!("error {error}")))
+            .on_interceptor_decision(move |decision| {
+                f.push(format!(
+                    "decision {} {} #{} {} effective={}",
+                    decision.point, decision.target, decision.index, decision.decision, decision.effective
+                ))
+            })
+    }
+
+    /// The lines starting with `prefix`.
+    pub fn lines(&self, prefix: &str) -> Vec<String> {
+        self.observers
+            .entries()
+            .into_iter()
+            .filter(|line| line.starts_with(prefix))
+            .collect()
+    }
+}
+
+/// Every pipeline event received so far on `events`, without waiting.
+pub fn drain(events: &mut agents_kt::EventStream<agents_kt::PipelineEvent>) -> Vec<agents_kt::PipelineEvent> {
+    use futures::{FutureExt, StreamExt};
+    let mut drained = Vec::new();
+    while let Some(Some(event)) = events.next().now_or_never() {
+        drained.push(event);
+    }
+    drained
+}
