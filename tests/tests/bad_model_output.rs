@@ -1,0 +1,228 @@
+//! Whatever the model sends, the run never panics: unknown tools, malformed, ill-typed or oversized
+//! arguments and failing tools are told to the model so it can recover; broken streams and
+//! unparsable answers end the run with a clear error.
+
+use agents_kt::{
+    Agent, AgentError, Budget, ChatChunk, ModelError, PipelineEvent, Reply, ScriptedModel, Skill,
+};
+use agents_kt_tests::{GetWeather, PATHS, Path, Seen, WriteFile, drain, drive, last_message};
+use serde_json::json;
+
+fn forecast_agent(model: &ScriptedModel, weather: &GetWeather, seen: &Seen) -> Agent<String, String> {
+    seen.watch(Agent::builder("forecaster"))
+        .model(model.clone())
+        .tool(weather.clone())
+        .tool(WriteFile::default())
+        .skill(Skill::agentic("forecast").tools(["get_weather"]))
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_tool_outside_the_allow_list_is_refused_and_the_model_recovers() {
+    for path in PATHS {
+        let model = ScriptedModel::new([
+            Reply::tool_calls([
+                ("writeFile", json!({"path": "/tmp/x", "contents": "y"})),
+                ("launch_missiles", json!({})),
+            ]),
+            Reply::text("sorry, only weather"),
+        ]);
+        let (weather, seen) = (GetWeather::default(), Seen::default());
+        let agent = forecast_agent(&model, &weather, &seen);
+        let mut pipeline = agent.observe();
+        let (output, _) = drive(&agent, "x", path).await;
+        assert_eq!(output.unwrap(), "sorry, only weather");
+        let sent = &model.requests()[1].messages;
+        let answers: Vec<_> = sent.iter().rev().take(2).rev().map(|m| m.content.clone()).collect();
+        assert_eq!(
+            answers,
+            vec![
+                "ERROR: Tool 'writeFile' is unknown for skill 'forecast'. Allowed tools: get_weather",
+                "ERROR: Tool 'launch_missiles' is unknown for skill 'forecast'. Allowed tools: get_weather",
+            ]
+        );
+        assert!(sent.last().unwrap().is_error);
+        let rejected = drain(&mut pipeline)
+            .into_iter()
+            .filter(|e| matches!(e, PipelineEvent::ToolRejected { .. }))
+            .count();
+        assert_eq!(rejected, 2, "{path:?}");
+    }
+}
+
+#[tokio::test]
+async fn malformed_and_ill_typed_arguments_are_told_to_the_model() {
+    for path in PATHS {
+        let model = ScriptedModel::new([
+            Reply::raw_tool_calls([("get_weather", r#"{"city": "Os"#)]),
+            Reply::tool_call("get_weather", json!({"city": 5})),
+            Reply::tool_call("get_weather", json!({"town": "Oslo"})),
+            Reply::text("gave up"),
+        ]);
+        let (weather, seen) = (GetWeather::default(), Seen::default());
+        let agent = forecast_agent(&model, &weather, &seen);
+        assert_eq!(drive(&agent, "x", path).await.0.unwrap(), "gave up");
+        assert!(weather.ran.is_empty());
+        let answers: Vec<String> = (1..=3).map(|n| last_message(&model, n)).collect();
+        assert!(answers[0].starts_with("ERROR: Invalid arguments for tool 'get_weather': EOF while parsing"), "{answers:?}");
+        assert!(answers[1].starts_with("ERROR: Invalid arguments for tool 'get_weather': invalid type: integer `5`"), "{answers:?}");
+        assert!(answers[2].starts_with("ERROR: Invalid arguments for tool 'get_weather': missing field `city`"), "{answers:?}");
+        assert!(seen.lines("tool_error").is_empty(), "invalid arguments are not a tool failure");
+    }
+}
+
+#[tokio::test]
+async fn oversized_arguments_are_refused_without_running_the_tool() {
+    let model = ScriptedModel::new([
+        Reply::tool_call("get_weather", json!({"city": "x".repeat(200)})),
+        Reply::text("ok"),
+    ]);
+    let weather = GetWeather::default();
+    let agent: Agent<String, String> = Agent::builder("a")
+        .model(model.clone())
+        .tool(weather.clone())
+        .budget(Budget::default().max_tool_args_bytes(64))
+        .build()
+        .unwrap();
+    assert_eq!(agent.run("x".into()).await.unwrap(), "ok");
+    assert!(weather.ran.is_empty());
+    assert_eq!(
+        last_message(&model, 1),
+        "ERROR: Arguments for tool 'get_weather' are too large: 211 bytes, the limit is 64 bytes (max_tool_args_bytes)"
+    );
+}
+
+#[tokio::test]
+async fn a_failing_tool_fires_on_tool_error_and_the_model_is_told() {
+    for path in PATHS {
+        let model = ScriptedModel::new([
+            Reply::tool_call("get_weather", json!({"city": "Atlantis"})),
+            Reply::text("no station there"),
+        ]);
+        let (weather, seen) = (GetWeather::default(), Seen::default());
+        let agent = forecast_agent(&model, &weather, &seen);
+        assert_eq!(drive(&agent, "x", path).await.0.unwrap(), "no station there");
+        assert_eq!(last_message(&model, 1), "ERROR: Tool 'get_weather' failed: no station in Atlantis");
+        assert_eq!(
+            seen.lines("tool_error"),
+            vec![r#"tool_error get_weather {"city":"Atlantis"} no station in Atlantis"#]
+        );
+        assert!(seen.lines("tool_use").is_empty());
+        assert!(seen.lines("tool_denied").is_empty());
+    }
+}
+
+#[tokio::test]
+async fn a_panicking_tool_is_a_tool_error_not_a_crash() {
+    let model = ScriptedModel::new([
+        Reply::tool_call("get_weather", json!({"city": "Panic City"})),
+        Reply::text("recovered"),
+    ]);
+    let (weather, seen) = (GetWeather::default(), Seen::default());
+    let agent = forecast_agent(&model, &weather, &seen);
+    assert_eq!(agent.run("x".into()).await.unwrap(), "recovered");
+    assert_eq!(
+        last_message(&model, 1),
+        "ERROR: Tool 'get_weather' failed: tool panicked: weather station exploded"
+    );
+    assert_eq!(seen.lines("tool_error").len(), 1);
+}
+
+#[tokio::test]
+async fn a_stream_broken_mid_tool_call_ends_the_turn_and_runs_no_tool() {
+    let model = ScriptedModel::new([Reply::broken_stream(
+        vec![
+            ChatChunk::Text("Let me check".into()),
+            ChatChunk::ToolCallDelta {
+                index: 0,
+                id: Some("c1".into()),
+                name: Some("get_weather".into()),
+                arguments: r#"{"city": "Os"#.into(),
+            },
+        ],
+        ModelError::StreamBroken("connection reset".into()),
+    )]);
+    let (weather, seen) = (GetWeather::default(), Seen::default());
+    let agent = forecast_agent(&model, &weather, &seen);
+    let (output, events) = drive(&agent, "x", Path::Session).await;
+    assert_eq!(
+        output.unwrap_err(),
+        AgentError::Model(ModelError::StreamBroken("connection reset".into()))
+    );
+    assert!(weather.ran.is_empty());
+    assert!(events.iter().any(|e| matches!(e, agents_kt::AgentEvent::Token { .. })));
+    assert!(matches!(events.last(), Some(agents_kt::AgentEvent::Failed { .. })));
+}
+
+#[tokio::test]
+async fn a_streamed_tool_call_without_a_name_is_a_malformed_answer() {
+    let model = ScriptedModel::new([Reply::chunks(vec![ChatChunk::ToolCallDelta {
+        index: 0,
+        id: Some("c1".into()),
+        name: None,
+        arguments: "{}".into(),
+    }])]);
+    let (weather, seen) = (GetWeather::default(), Seen::default());
+    let agent = forecast_agent(&model, &weather, &seen);
+    for path in PATHS {
+        model.push(Reply::chunks(vec![ChatChunk::ToolCallDelta {
+            index: 0,
+            id: None,
+            name: None,
+            arguments: "{}".into(),
+        }]));
+        let error = drive(&agent, "x", path).await.0.unwrap_err();
+        assert!(
+            matches!(&error, AgentError::Model(ModelError::InvalidResponse(m)) if m.contains("no tool name")),
+            "{error}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_model_error_ends_the_run_with_that_error() {
+    for path in PATHS {
+        let model = ScriptedModel::new([Reply::error(ModelError::Http {
+            status: 503,
+            body: "overloaded".into(),
+        })]);
+        let agent: Agent<String, String> = Agent::builder("a").model(model).build().unwrap();
+        let error = drive(&agent, "x", path).await.0.unwrap_err();
+        assert_eq!(error.to_string(), "model provider answered HTTP 503: overloaded");
+    }
+}
+
+#[tokio::test]
+async fn an_exhausted_script_fails_clearly() {
+    let model = ScriptedModel::new([Reply::tool_call("get_weather", json!({"city": "Oslo"}))]);
+    let agent: Agent<String, String> = Agent::builder("a")
+        .model(model)
+        .tool(GetWeather::default())
+        .build()
+        .unwrap();
+    let error = agent.run("x".into()).await.unwrap_err();
+    assert_eq!(error, AgentError::Model(ModelError::ScriptExhausted { request: 2 }));
+    assert!(error.to_string().contains("add more replies"));
+}
+
+#[derive(Clone, Debug, serde::Deserialize, schemars::JsonSchema)]
+struct Verdict {
+    #[allow(dead_code)]
+    approved: bool,
+}
+
+#[tokio::test]
+async fn an_unparsable_final_answer_is_an_output_error_holding_the_raw_text() {
+    for path in PATHS {
+        let model = ScriptedModel::new([Reply::text("yes, approved")]);
+        let agent: Agent<String, Verdict> = Agent::builder("a").model(model).build().unwrap();
+        match drive(&agent, "x", path).await.0.unwrap_err() {
+            AgentError::Output { raw, reason } => {
+                assert_eq!(raw, "yes, approved");
+                assert!(reason.contains("expected value"), "{reason}");
+            }
+            other => panic!("expected an output error, got {other}"),
+        }
+    }
+}
