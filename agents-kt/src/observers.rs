@@ -10,19 +10,31 @@ use serde_json::Value;
 use crate::chain::panic_message;
 use crate::{AgentError, BudgetUsage, InterceptorDecision, PipelineEvent};
 
-type Callback<A> = Arc<A>;
+/// Observes a skill choice: the skill's name.
+pub(crate) type SkillObserver = Arc<dyn Fn(&str) + Send + Sync>;
+/// Observes a tool call that produced a result: name, arguments, result.
+pub(crate) type ToolUseObserver = Arc<dyn Fn(&str, &Value, &Value) + Send + Sync>;
+/// Observes a failed or denied tool call: name, arguments, error or reason.
+pub(crate) type ToolProblemObserver = Arc<dyn Fn(&str, &Value, &str) + Send + Sync>;
+/// Observes a failed run.
+pub(crate) type ErrorObserver = Arc<dyn Fn(&AgentError) + Send + Sync>;
+/// Observes a budget threshold crossing.
+pub(crate) type BudgetObserver = Arc<dyn Fn(&BudgetUsage) + Send + Sync>;
+/// Observes an interceptor decision.
+pub(crate) type DecisionObserver = Arc<dyn Fn(&InterceptorDecision) + Send + Sync>;
 
 /// Every observer registered on an agent.
 #[derive(Default, Clone)]
 pub(crate) struct Observers {
-    pub skill_chosen: Vec<Callback<dyn Fn(&str) + Send + Sync>>,
-    pub tool_use: Vec<Callback<dyn Fn(&str, &Value, &Value) + Send + Sync>>,
-    pub tool_error: Vec<Callback<dyn Fn(&str, &Value, &str) + Send + Sync>>,
-    pub tool_denied: Vec<Callback<dyn Fn(&str, &Value, &str) + Send + Sync>>,
-    pub error: Vec<Callback<dyn Fn(&AgentError) + Send + Sync>>,
+    pub skill_chosen: Vec<SkillObserver>,
+    pub tool_use: Vec<ToolUseObserver>,
+    pub tool_error: Vec<ToolProblemObserver>,
+    pub tool_denied: Vec<ToolProblemObserver>,
+    pub error: Vec<ErrorObserver>,
+    /// Threshold fractions, paired by index with `budget`.
     pub budget_thresholds: Vec<f64>,
-    pub budget: Vec<Callback<dyn Fn(&BudgetUsage) + Send + Sync>>,
-    pub decision: Vec<Callback<dyn Fn(&InterceptorDecision) + Send + Sync>>,
+    pub budget: Vec<BudgetObserver>,
+    pub decision: Vec<DecisionObserver>,
 }
 
 /// Call `observer`, isolating a panic: the run goes on and the panic is logged.

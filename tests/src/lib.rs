@@ -248,8 +248,12 @@ impl Seen {
         );
         builder
             .on_skill_chosen(move |skill| a.push(format!("skill_chosen {skill}")))
-            .on_tool_use(move |tool, args, result| b.push(format!("tool_use {tool} {args} {result}")))
-            .on_tool_error(move |tool, args, error| c.push(format!("tool_error {tool} {args} {error}")))
+            .on_tool_use(move |tool, args, result| {
+                b.push(format!("tool_use {tool} {args} {result}"))
+            })
+            .on_tool_error(move |tool, args, error| {
+                c.push(format!("tool_error {tool} {args} {error}"))
+            })
             .on_tool_denied(move |tool, args, reason| {
                 d.push(format!("tool_denied {tool} {args} {reason}"))
             })
@@ -257,7 +261,11 @@ impl Seen {
             .on_interceptor_decision(move |decision| {
                 f.push(format!(
                     "decision {} {} #{} {} effective={}",
-                    decision.point, decision.target, decision.index, decision.decision, decision.effective
+                    decision.point,
+                    decision.target,
+                    decision.index,
+                    decision.decision,
+                    decision.effective
                 ))
             })
     }
@@ -273,7 +281,9 @@ impl Seen {
 }
 
 /// Every pipeline event received so far on `events`, without waiting.
-pub fn drain(events: &mut agents_kt::EventStream<agents_kt::PipelineEvent>) -> Vec<agents_kt::PipelineEvent> {
+pub fn drain(
+    events: &mut agents_kt::EventStream<agents_kt::PipelineEvent>,
+) -> Vec<agents_kt::PipelineEvent> {
     use futures::{FutureExt, StreamExt};
     let mut drained = Vec::new();
     while let Some(Some(event)) = events.next().now_or_never() {

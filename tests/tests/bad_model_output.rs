@@ -8,7 +8,11 @@ use agents_kt::{
 use agents_kt_tests::{GetWeather, PATHS, Path, Seen, WriteFile, drain, drive, last_message};
 use serde_json::json;
 
-fn forecast_agent(model: &ScriptedModel, weather: &GetWeather, seen: &Seen) -> Agent<String, String> {
+fn forecast_agent(
+    model: &ScriptedModel,
+    weather: &GetWeather,
+    seen: &Seen,
+) -> Agent<String, String> {
     seen.watch(Agent::builder("forecaster"))
         .model(model.clone())
         .tool(weather.clone())
@@ -34,7 +38,13 @@ async fn a_tool_outside_the_allow_list_is_refused_and_the_model_recovers() {
         let (output, _) = drive(&agent, "x", path).await;
         assert_eq!(output.unwrap(), "sorry, only weather");
         let sent = &model.requests()[1].messages;
-        let answers: Vec<_> = sent.iter().rev().take(2).rev().map(|m| m.content.clone()).collect();
+        let answers: Vec<_> = sent
+            .iter()
+            .rev()
+            .take(2)
+            .rev()
+            .map(|m| m.content.clone())
+            .collect();
         assert_eq!(
             answers,
             vec![
@@ -65,10 +75,27 @@ async fn malformed_and_ill_typed_arguments_are_told_to_the_model() {
         assert_eq!(drive(&agent, "x", path).await.0.unwrap(), "gave up");
         assert!(weather.ran.is_empty());
         let answers: Vec<String> = (1..=3).map(|n| last_message(&model, n)).collect();
-        assert!(answers[0].starts_with("ERROR: Invalid arguments for tool 'get_weather': EOF while parsing"), "{answers:?}");
-        assert!(answers[1].starts_with("ERROR: Invalid arguments for tool 'get_weather': invalid type: integer `5`"), "{answers:?}");
-        assert!(answers[2].starts_with("ERROR: Invalid arguments for tool 'get_weather': missing field `city`"), "{answers:?}");
-        assert!(seen.lines("tool_error").is_empty(), "invalid arguments are not a tool failure");
+        assert!(
+            answers[0]
+                .starts_with("ERROR: Invalid arguments for tool 'get_weather': EOF while parsing"),
+            "{answers:?}"
+        );
+        assert!(
+            answers[1].starts_with(
+                "ERROR: Invalid arguments for tool 'get_weather': invalid type: integer `5`"
+            ),
+            "{answers:?}"
+        );
+        assert!(
+            answers[2].starts_with(
+                "ERROR: Invalid arguments for tool 'get_weather': missing field `city`"
+            ),
+            "{answers:?}"
+        );
+        assert!(
+            seen.lines("tool_error").is_empty(),
+            "invalid arguments are not a tool failure"
+        );
     }
 }
 
@@ -102,8 +129,14 @@ async fn a_failing_tool_fires_on_tool_error_and_the_model_is_told() {
         ]);
         let (weather, seen) = (GetWeather::default(), Seen::default());
         let agent = forecast_agent(&model, &weather, &seen);
-        assert_eq!(drive(&agent, "x", path).await.0.unwrap(), "no station there");
-        assert_eq!(last_message(&model, 1), "ERROR: Tool 'get_weather' failed: no station in Atlantis");
+        assert_eq!(
+            drive(&agent, "x", path).await.0.unwrap(),
+            "no station there"
+        );
+        assert_eq!(
+            last_message(&model, 1),
+            "ERROR: Tool 'get_weather' failed: no station in Atlantis"
+        );
         assert_eq!(
             seen.lines("tool_error"),
             vec![r#"tool_error get_weather {"city":"Atlantis"} no station in Atlantis"#]
@@ -151,8 +184,15 @@ async fn a_stream_broken_mid_tool_call_ends_the_turn_and_runs_no_tool() {
         AgentError::Model(ModelError::StreamBroken("connection reset".into()))
     );
     assert!(weather.ran.is_empty());
-    assert!(events.iter().any(|e| matches!(e, agents_kt::AgentEvent::Token { .. })));
-    assert!(matches!(events.last(), Some(agents_kt::AgentEvent::Failed { .. })));
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, agents_kt::AgentEvent::Token { .. }))
+    );
+    assert!(matches!(
+        events.last(),
+        Some(agents_kt::AgentEvent::Failed { .. })
+    ));
 }
 
 #[tokio::test]
@@ -189,7 +229,10 @@ async fn a_model_error_ends_the_run_with_that_error() {
         })]);
         let agent: Agent<String, String> = Agent::builder("a").model(model).build().unwrap();
         let error = drive(&agent, "x", path).await.0.unwrap_err();
-        assert_eq!(error.to_string(), "model provider answered HTTP 503: overloaded");
+        assert_eq!(
+            error.to_string(),
+            "model provider answered HTTP 503: overloaded"
+        );
     }
 }
 
@@ -202,7 +245,10 @@ async fn an_exhausted_script_fails_clearly() {
         .build()
         .unwrap();
     let error = agent.run("x".into()).await.unwrap_err();
-    assert_eq!(error, AgentError::Model(ModelError::ScriptExhausted { request: 2 }));
+    assert_eq!(
+        error,
+        AgentError::Model(ModelError::ScriptExhausted { request: 2 })
+    );
     assert!(error.to_string().contains("add more replies"));
 }
 

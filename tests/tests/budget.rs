@@ -29,7 +29,10 @@ async fn max_turns_ends_the_run_after_that_many_model_calls() {
             .unwrap();
         let error = drive(&agent, "x", path).await.0.unwrap_err();
         assert_eq!(limit_of(&error), BudgetLimit::MaxTurns);
-        assert!(error.to_string().starts_with("budget exceeded: max_turns"), "{error}");
+        assert!(
+            error.to_string().starts_with("budget exceeded: max_turns"),
+            "{error}"
+        );
         assert_eq!(model.request_count(), 2);
     }
 }
@@ -82,7 +85,12 @@ async fn per_tool_timeout_ends_the_run_and_fires_on_tool_error() {
             .unwrap();
         let error = drive(&agent, "x", path).await.0.unwrap_err();
         assert_eq!(limit_of(&error), BudgetLimit::PerToolTimeout);
-        assert!(error.to_string().contains("tool 'sleep' ran longer than 20ms"), "{error}");
+        assert!(
+            error
+                .to_string()
+                .contains("tool 'sleep' ran longer than 20ms"),
+            "{error}"
+        );
         assert_eq!(seen.lines("tool_error").len(), 1);
     }
 }

@@ -43,10 +43,18 @@ fn reference(steps: &[Step], input: i32) -> (Vec<i32>, i32, Effect<i32>, Vec<Cha
             Step::Deny(r) | Step::Panic(r) | Step::Err(r) => (DecisionKind::Deny, Some(r.clone())),
         };
         let effective = matches!(effect, Effect::Proceed);
-        decisions.push(ChainDecision { index, decision: kind, reason: reason.clone(), effective });
+        decisions.push(ChainDecision {
+            index,
+            decision: kind,
+            reason: reason.clone(),
+            effective,
+        });
         if effective {
             effect = match step {
-                Step::ProceedWith(x) => { value = *x; Effect::ProceedWith }
+                Step::ProceedWith(x) => {
+                    value = *x;
+                    Effect::ProceedWith
+                }
                 Step::Substitute(x) => Effect::Substitute(*x),
                 _ => Effect::Deny(reason.unwrap_or_default()),
             };
@@ -148,16 +156,27 @@ fn every_interceptor_observes_even_after_a_deny() {
 
 #[test]
 fn first_deny_beats_a_later_substitute() {
-    let (_, outcome) = run(&[Step::Proceed, Step::Deny("first".into()), Step::Substitute(9)]);
+    let (_, outcome) = run(&[
+        Step::Proceed,
+        Step::Deny("first".into()),
+        Step::Substitute(9),
+    ]);
     assert_eq!(outcome.effect, Effect::Deny("first".into()));
 }
 
 #[test]
 fn earlier_proceed_with_beats_a_later_deny_and_later_ones_observe_the_replacement() {
-    let (seen, outcome) = run(&[Step::ProceedWith(7), Step::Deny("late".into()), Step::ProceedWith(8)]);
+    let (seen, outcome) = run(&[
+        Step::ProceedWith(7),
+        Step::Deny("late".into()),
+        Step::ProceedWith(8),
+    ]);
     assert_eq!(seen, vec![0, 7, 7]);
     assert_eq!(outcome.effect, Effect::ProceedWith);
-    assert_eq!(outcome.value, 7, "a later, non-effective ProceedWith changes nothing");
+    assert_eq!(
+        outcome.value, 7,
+        "a later, non-effective ProceedWith changes nothing"
+    );
 }
 
 #[test]

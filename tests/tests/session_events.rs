@@ -19,7 +19,9 @@ fn kind(event: &AgentEvent<String>) -> String {
         AgentEvent::SkillCompleted { skill } => format!("skill-completed {skill}"),
         AgentEvent::TurnStarted { turn } => format!("turn-started {turn}"),
         AgentEvent::Token { .. } => "token".into(),
-        AgentEvent::TurnCompleted { turn, tool_calls, .. } => {
+        AgentEvent::TurnCompleted {
+            turn, tool_calls, ..
+        } => {
             format!("turn-completed {turn} calls={}", tool_calls.len())
         }
         AgentEvent::ToolCallStarted { tool, .. } => format!("tool-started {tool}"),
@@ -71,7 +73,13 @@ async fn a_session_streams_its_events_in_order() {
         })
         .collect();
     assert_eq!(text, "Cold in Oslo today.");
-    assert!(events.iter().filter(|e| matches!(e, AgentEvent::Token { .. })).count() > 1);
+    assert!(
+        events
+            .iter()
+            .filter(|e| matches!(e, AgentEvent::Token { .. }))
+            .count()
+            > 1
+    );
 }
 
 #[tokio::test]
@@ -91,7 +99,9 @@ async fn tool_progress_carries_the_call_id_of_its_call() {
         _ => None,
     });
     let progress = events.iter().find_map(|e| match e {
-        AgentEvent::ToolCallProgress { call_id, progress } => Some((call_id.clone(), progress.clone())),
+        AgentEvent::ToolCallProgress { call_id, progress } => {
+            Some((call_id.clone(), progress.clone()))
+        }
         _ => None,
     });
     let started = started.expect("a started event");
@@ -118,8 +128,12 @@ async fn streamed_tool_arguments_split_over_chunks_are_reassembled() {
     assert_eq!(
         weather.ran.entries(),
         vec![
-            GetWeatherArgs { city: "Reykjavík".into() },
-            GetWeatherArgs { city: "Ouagadougou".into() },
+            GetWeatherArgs {
+                city: "Reykjavík".into()
+            },
+            GetWeatherArgs {
+                city: "Ouagadougou".into()
+            },
         ]
     );
 }
@@ -136,7 +150,11 @@ async fn every_pipeline_event_carries_its_runs_ids() {
     let events = drain(&mut pipeline);
     let mut ids: Vec<_> = events.iter().map(|e| e.ids().clone()).collect();
     ids.dedup();
-    assert_eq!(ids.len(), 2, "two runs, each event tagged with its own: {ids:?}");
+    assert_eq!(
+        ids.len(),
+        2,
+        "two runs, each event tagged with its own: {ids:?}"
+    );
     assert_eq!(ids[0].run_id, "ids/run-1");
     assert_eq!(ids[1], session_ids);
     assert_ne!(ids[0].run_id, ids[1].run_id);
@@ -161,8 +179,16 @@ async fn dropping_a_session_stops_its_run() {
         }
     }
     drop(session);
-    assert_eq!(events.next().await, None, "the stream ends when the run is stopped");
-    assert_eq!(model.request_count(), 1, "the run never reached its second turn");
+    assert_eq!(
+        events.next().await,
+        None,
+        "the stream ends when the run is stopped"
+    );
+    assert_eq!(
+        model.request_count(),
+        1,
+        "the run never reached its second turn"
+    );
 }
 
 /// Counts which model method each path uses.
@@ -174,7 +200,10 @@ struct Counting {
 }
 
 impl ModelClient for Counting {
-    fn chat<'a>(&'a self, request: &'a ChatRequest) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+    fn chat<'a>(
+        &'a self,
+        request: &'a ChatRequest,
+    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
         self.chat.fetch_add(1, Ordering::SeqCst);
         self.inner.chat(request)
     }
@@ -193,7 +222,19 @@ async fn run_calls_chat_and_session_calls_chat_stream() {
     };
     let agent: Agent<String, String> = Agent::builder("a").model(model.clone()).build().unwrap();
     drive(&agent, "x", Path::Run).await.0.unwrap();
-    assert_eq!((model.chat.load(Ordering::SeqCst), model.stream.load(Ordering::SeqCst)), (1, 0));
+    assert_eq!(
+        (
+            model.chat.load(Ordering::SeqCst),
+            model.stream.load(Ordering::SeqCst)
+        ),
+        (1, 0)
+    );
     drive(&agent, "x", Path::Session).await.0.unwrap();
-    assert_eq!((model.chat.load(Ordering::SeqCst), model.stream.load(Ordering::SeqCst)), (1, 1));
+    assert_eq!(
+        (
+            model.chat.load(Ordering::SeqCst),
+            model.stream.load(Ordering::SeqCst)
+        ),
+        (1, 1)
+    );
 }

@@ -9,9 +9,12 @@ use agents_kt::{
 use agents_kt_tests::{GetWeather, PATHS, Path, Seen, WriteFile, drive};
 
 fn code(name: &'static str) -> Skill<String, String> {
-    Skill::code(name, move |input: String, _ctx: SkillContext<String>| async move {
-        Ok::<_, SkillError>(format!("{name}: {input}"))
-    })
+    Skill::code(
+        name,
+        move |input: String, _ctx: SkillContext<String>| async move {
+            Ok::<_, SkillError>(format!("{name}: {input}"))
+        },
+    )
 }
 
 fn two_skills(seen: &Seen) -> agents_kt::AgentBuilder<String, String> {
@@ -19,14 +22,21 @@ fn two_skills(seen: &Seen) -> agents_kt::AgentBuilder<String, String> {
         .skill(code("alpha"))
         .skill(code("beta"))
         .skill_selector(|input: &String| {
-            if input.starts_with('b') { "beta".into() } else { "alpha".into() }
+            if input.starts_with('b') {
+                "beta".into()
+            } else {
+                "alpha".into()
+            }
         })
 }
 
 #[tokio::test]
 async fn proceed_runs_the_selected_skill_and_on_skill_chosen_sees_it() {
     let seen = Seen::default();
-    let agent = two_skills(&seen).on_before_skill(|_: &str| Decision::Proceed).build().unwrap();
+    let agent = two_skills(&seen)
+        .on_before_skill(|_: &str| Decision::Proceed)
+        .build()
+        .unwrap();
     assert_eq!(agent.run("bonjour".into()).await.unwrap(), "beta: bonjour");
     assert_eq!(seen.lines("skill_chosen"), vec!["skill_chosen beta"]);
 }
@@ -37,7 +47,11 @@ async fn proceed_with_reroutes_to_the_named_skill() {
         let seen = Seen::default();
         let agent = two_skills(&seen)
             .on_before_skill(|name: &str| {
-                if name == "alpha" { Decision::ProceedWith("beta".to_string()) } else { Decision::Proceed }
+                if name == "alpha" {
+                    Decision::ProceedWith("beta".to_string())
+                } else {
+                    Decision::Proceed
+                }
             })
             .build()
             .unwrap();
@@ -45,7 +59,9 @@ async fn proceed_with_reroutes_to_the_named_skill() {
         assert_eq!(output.unwrap(), "beta: hello");
         assert_eq!(seen.lines("skill_chosen"), vec!["skill_chosen beta"]);
         if path == Path::Session {
-            assert!(events.contains(&AgentEvent::SkillStarted { skill: "beta".into() }));
+            assert!(events.contains(&AgentEvent::SkillStarted {
+                skill: "beta".into()
+            }));
         }
     }
 }
@@ -60,7 +76,10 @@ async fn rerouting_to_an_unknown_skill_is_an_error() {
     let error = agent.run("x".into()).await.unwrap_err();
     assert_eq!(
         error,
-        AgentError::UnknownSkill { name: "gamma".into(), available: "alpha, beta".into() }
+        AgentError::UnknownSkill {
+            name: "gamma".into(),
+            available: "alpha, beta".into()
+        }
     );
     assert!(seen.lines("skill_chosen").is_empty());
 }
@@ -79,8 +98,17 @@ async fn deny_fails_the_run_with_the_skill_name_and_on_error_sees_the_same_error
             .unwrap();
         let (output, events) = drive(&agent, "refund me", path).await;
         let error = output.unwrap_err();
-        assert_eq!(error.to_string(), "Skill 'refund' denied by interceptor: after hours");
-        assert!(matches!(error, AgentError::InterceptorDenied { point: InterceptionPoint::Skill, .. }));
+        assert_eq!(
+            error.to_string(),
+            "Skill 'refund' denied by interceptor: after hours"
+        );
+        assert!(matches!(
+            error,
+            AgentError::InterceptorDenied {
+                point: InterceptionPoint::Skill,
+                ..
+            }
+        ));
         assert_eq!(seen.lines("error"), vec![format!("error {error}")]);
         assert!(seen.lines("skill_chosen").is_empty());
         assert_eq!(model.request_count(), 0);
@@ -106,7 +134,12 @@ async fn substitute_skips_the_skill_and_on_skill_chosen() {
         assert!(seen.lines("skill_chosen").is_empty());
         assert_eq!(model.request_count(), 0);
         if path == Path::Session {
-            assert_eq!(events, vec![AgentEvent::Completed { output: "from cache".into() }]);
+            assert_eq!(
+                events,
+                vec![AgentEvent::Completed {
+                    output: "from cache".into()
+                }]
+            );
         }
     }
 }
@@ -120,7 +153,10 @@ async fn a_selector_naming_no_skill_is_an_unknown_skill_error() {
         .build()
         .unwrap();
     let error = agent.run("x".into()).await.unwrap_err();
-    assert_eq!(error.to_string(), "unknown skill 'delta': this agent's skills are alpha, beta");
+    assert_eq!(
+        error.to_string(),
+        "unknown skill 'delta': this agent's skills are alpha, beta"
+    );
 }
 
 #[test]
@@ -131,7 +167,12 @@ fn several_skills_without_a_selector_do_not_build() {
         .build()
         .err()
         .unwrap();
-    assert_eq!(error, BuildError::NoSelector { skills: "alpha, beta".into() });
+    assert_eq!(
+        error,
+        BuildError::NoSelector {
+            skills: "alpha, beta".into()
+        }
+    );
 }
 
 #[test]
@@ -142,18 +183,25 @@ fn invalid_configurations_are_refused_at_build() {
         .tool(WriteFile::default())
         .build()
         .err();
-    assert_eq!(duplicate, Some(BuildError::DuplicateTool { name: "writeFile".into() }));
+    assert_eq!(
+        duplicate,
+        Some(BuildError::DuplicateTool {
+            name: "writeFile".into()
+        })
+    );
 
     let orphan_interceptor = Agent::<String, String>::builder("a")
         .model(ScriptedModel::default())
-        .before_tool_call(ToolInterceptor::<GetWeather>::new(|_: &agents_kt_tests::GetWeatherArgs| {
-            Decision::Proceed
-        }))
+        .before_tool_call(ToolInterceptor::<GetWeather>::new(
+            |_: &agents_kt_tests::GetWeatherArgs| Decision::Proceed,
+        ))
         .build()
         .err();
     assert_eq!(
         orphan_interceptor,
-        Some(BuildError::InterceptorForUnknownTool { tool: "get_weather".into() })
+        Some(BuildError::InterceptorForUnknownTool {
+            tool: "get_weather".into()
+        })
     );
 
     let unknown_allowed = Agent::<String, String>::builder("a")
@@ -163,18 +211,29 @@ fn invalid_configurations_are_refused_at_build() {
         .err();
     assert_eq!(
         unknown_allowed,
-        Some(BuildError::UnknownAllowedTool { skill: "s".into(), tool: "nope".into() })
+        Some(BuildError::UnknownAllowedTool {
+            skill: "s".into(),
+            tool: "nope".into()
+        })
     );
 
     let no_model = Agent::<String, String>::builder("a").build().err();
-    assert_eq!(no_model, Some(BuildError::NoModel { skill: "default".into() }));
+    assert_eq!(
+        no_model,
+        Some(BuildError::NoModel {
+            skill: "default".into()
+        })
+    );
 
     let bad_threshold = Agent::<String, String>::builder("a")
         .model(ScriptedModel::default())
         .on_budget_threshold(1.5, |_| {})
         .build()
         .err();
-    assert_eq!(bad_threshold, Some(BuildError::InvalidThreshold { fraction: 1.5 }));
+    assert_eq!(
+        bad_threshold,
+        Some(BuildError::InvalidThreshold { fraction: 1.5 })
+    );
 }
 
 /// A hand-written tool whose arguments are a bare number, not an object.
@@ -200,7 +259,10 @@ fn tool_arguments_must_be_an_object() {
         .err();
     assert_eq!(
         error,
-        Some(BuildError::ArgsNotObject { tool: "square".into(), found: "integer".into() })
+        Some(BuildError::ArgsNotObject {
+            tool: "square".into(),
+            found: "integer".into()
+        })
     );
 }
 
@@ -215,7 +277,11 @@ async fn an_agent_without_skills_gets_a_default_agentic_skill_allowed_every_tool
         .unwrap();
     agent.run("x".into()).await.unwrap();
     assert_eq!(agent.skill_names(), vec!["default"]);
-    let tools: Vec<_> = model.requests()[0].tools.iter().map(|t| t.name.clone()).collect();
+    let tools: Vec<_> = model.requests()[0]
+        .tools
+        .iter()
+        .map(|t| t.name.clone())
+        .collect();
     assert_eq!(tools, vec!["get_weather", "writeFile"]);
     let schema = &model.requests()[0].tools[0].parameters;
     assert_eq!(schema["type"], "object");

@@ -29,7 +29,11 @@ fn etc_policy(name: &str, args: &Value) -> Decision<Value, Value> {
 
 fn tool_message(model: &ScriptedModel, request: usize) -> Message {
     let requests = model.requests();
-    let last = requests[request].messages.last().cloned().expect("a message");
+    let last = requests[request]
+        .messages
+        .last()
+        .cloned()
+        .expect("a message");
     assert_eq!(last.role, Role::Tool);
     last
 }
@@ -70,10 +74,16 @@ async fn seed_policy_denial_skips_the_tool_tells_the_model_and_is_audited() {
             .filter(|e| matches!(e, PipelineEvent::ToolDenied { .. }))
             .collect();
         assert_eq!(denied.len(), 1);
-        let PipelineEvent::ToolDenied { tool, reason, args, .. } = &denied[0] else {
+        let PipelineEvent::ToolDenied {
+            tool, reason, args, ..
+        } = &denied[0]
+        else {
             unreachable!()
         };
-        assert_eq!((tool.as_str(), reason.as_str()), ("writeFile", "system paths are off-limits"));
+        assert_eq!(
+            (tool.as_str(), reason.as_str()),
+            ("writeFile", "system paths are off-limits")
+        );
         assert_eq!(args["path"], "/etc/passwd");
         if path == Path::Session {
             assert!(events.iter().any(|e| matches!(
@@ -81,7 +91,9 @@ async fn seed_policy_denial_skips_the_tool_tells_the_model_and_is_audited() {
                 AgentEvent::ToolCallFinished { tool, is_error: true, .. } if tool == "writeFile"
             )));
             assert!(
-                !events.iter().any(|e| matches!(e, AgentEvent::ToolCallStarted { .. })),
+                !events
+                    .iter()
+                    .any(|e| matches!(e, AgentEvent::ToolCallStarted { .. })),
                 "a denied tool never starts"
             );
         }
@@ -145,7 +157,9 @@ async fn seed_synthetic_result_substitutes_fetch_account_without_running_it() {
             .model(model.clone())
             .tool(fetch.clone())
             .on_before_tool_call(|name: &str, _args: &Value| match name {
-                "fetchAccount" => Decision::Substitute(json!({"balance": 10000, "currency": "USD"})),
+                "fetchAccount" => {
+                    Decision::Substitute(json!({"balance": 10000, "currency": "USD"}))
+                }
                 _ => Decision::Proceed,
             })
             .build()
@@ -165,10 +179,15 @@ async fn seed_synthetic_result_substitutes_fetch_account_without_running_it() {
         );
         if path == Path::Session {
             let finished = events.iter().find_map(|e| match e {
-                AgentEvent::ToolCallFinished { result, is_error, .. } => Some((result.clone(), *is_error)),
+                AgentEvent::ToolCallFinished {
+                    result, is_error, ..
+                } => Some((result.clone(), *is_error)),
                 _ => None,
             });
-            assert_eq!(finished, Some((json!({"balance": 10000, "currency": "USD"}), false)));
+            assert_eq!(
+                finished,
+                Some((json!({"balance": 10000, "currency": "USD"}), false))
+            );
         }
     }
 }
@@ -188,7 +207,12 @@ async fn proceed_runs_the_tool_with_the_models_arguments() {
             .build()
             .unwrap();
         drive(&agent, "weather?", path).await.0.unwrap();
-        assert_eq!(weather.ran.entries(), vec![GetWeatherArgs { city: "Oslo".into() }]);
+        assert_eq!(
+            weather.ran.entries(),
+            vec![GetWeatherArgs {
+                city: "Oslo".into()
+            }]
+        );
         assert_eq!(
             serde_json::from_str::<Value>(&last_message(&model, 1)).unwrap(),
             json!({"city": "Oslo", "celsius": 18})
@@ -243,11 +267,13 @@ async fn proceed_with_reaches_the_session_executor_and_tool_call_finished_carrie
     let agent: Agent<String, String> = Agent::builder("w")
         .model(model.clone())
         .tool(weather.clone())
-        .before_tool_call(ToolInterceptor::<GetWeather>::new(|args: &GetWeatherArgs| {
-            Decision::ProceedWith(GetWeatherArgs {
-                city: args.city.to_uppercase(),
-            })
-        }))
+        .before_tool_call(ToolInterceptor::<GetWeather>::new(
+            |args: &GetWeatherArgs| {
+                Decision::ProceedWith(GetWeatherArgs {
+                    city: args.city.to_uppercase(),
+                })
+            },
+        ))
         .build()
         .unwrap();
     let (output, events) = drive(&agent, "weather", Path::Session).await;
@@ -257,9 +283,19 @@ async fn proceed_with_reaches_the_session_executor_and_tool_call_finished_carrie
     let finished: Vec<_> = events
         .iter()
         .filter_map(|e| match e {
-            AgentEvent::ToolCallFinished { call_id, tool, args, result, is_error } => {
-                Some((call_id.clone(), tool.clone(), args.clone(), result.clone(), *is_error))
-            }
+            AgentEvent::ToolCallFinished {
+                call_id,
+                tool,
+                args,
+                result,
+                is_error,
+            } => Some((
+                call_id.clone(),
+                tool.clone(),
+                args.clone(),
+                result.clone(),
+                *is_error,
+            )),
             _ => None,
         })
         .collect();
@@ -285,12 +321,14 @@ async fn typed_substitute_is_the_tool_result_and_the_tool_does_not_run() {
     let agent: Agent<String, String> = Agent::builder("bank")
         .model(model.clone())
         .tool(fetch.clone())
-        .before_tool_call(ToolInterceptor::<FetchAccount>::new(|_: &FetchAccountArgs| {
-            Decision::Substitute(agents_kt_tests::Account {
-                balance: 7,
-                currency: "CHF".into(),
-            })
-        }))
+        .before_tool_call(ToolInterceptor::<FetchAccount>::new(
+            |_: &FetchAccountArgs| {
+                Decision::Substitute(agents_kt_tests::Account {
+                    balance: 7,
+                    currency: "CHF".into(),
+                })
+            },
+        ))
         .build()
         .unwrap();
     agent.run("x".into()).await.unwrap();
@@ -312,13 +350,17 @@ async fn a_typed_interceptor_is_in_its_own_tools_chain_only() {
         .model(model.clone())
         .tool(weather.clone())
         .tool(fetch.clone())
-        .before_tool_call(ToolInterceptor::<FetchAccount>::new(|_: &FetchAccountArgs| {
-            Decision::deny("accounts are closed")
-        }))
+        .before_tool_call(ToolInterceptor::<FetchAccount>::new(
+            |_: &FetchAccountArgs| Decision::deny("accounts are closed"),
+        ))
         .build()
         .unwrap();
     agent.run("x".into()).await.unwrap();
-    assert_eq!(weather.ran.len(), 1, "get_weather is not in fetchAccount's chain");
+    assert_eq!(
+        weather.ran.len(),
+        1,
+        "get_weather is not in fetchAccount's chain"
+    );
     assert!(fetch.ran.is_empty());
 }
 
@@ -338,7 +380,9 @@ async fn typed_and_dynamic_interceptors_share_registration_order() {
             Decision::Proceed
         })
         .before_tool_call(ToolInterceptor::<GetWeather>::new(|_: &GetWeatherArgs| {
-            Decision::ProceedWith(GetWeatherArgs { city: "Oslo".into() })
+            Decision::ProceedWith(GetWeatherArgs {
+                city: "Oslo".into(),
+            })
         }))
         .on_before_tool_call(move |_: &str, args: &Value| {
             after.push(format!("dynamic-2 saw {}", args["city"]));
@@ -390,7 +434,10 @@ async fn a_dynamic_substitute_that_does_not_fit_the_output_denies_the_call() {
         .unwrap();
     agent.run("x".into()).await.unwrap();
     assert!(fetch.ran.is_empty());
-    assert!(last_message(&model, 1).contains("substitute result does not fit the output of tool 'fetchAccount'"));
+    assert!(
+        last_message(&model, 1)
+            .contains("substitute result does not fit the output of tool 'fetchAccount'")
+    );
 }
 
 #[tokio::test]
@@ -415,7 +462,10 @@ async fn an_async_interceptor_can_deny_after_awaiting() {
         .unwrap();
     agent.run("x".into()).await.unwrap();
     assert!(write_file.ran.is_empty());
-    assert_eq!(last_message(&model, 1), "ERROR: Tool 'writeFile' denied by policy: a human said no");
+    assert_eq!(
+        last_message(&model, 1),
+        "ERROR: Tool 'writeFile' denied by policy: a human said no"
+    );
 }
 
 #[tokio::test]
@@ -426,17 +476,22 @@ async fn a_panicking_or_failing_interceptor_fails_closed() {
     let agent: Agent<String, String> = Agent::builder("files")
         .model(model.clone())
         .tool(write_file.clone())
-        .before_tool_call(ToolInterceptor::<WriteFile>::new(move |_: &WriteFileArgs| {
-            if calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
-                panic!("policy engine crashed");
-            }
-            Err::<Decision<WriteFileArgs, String>, _>("policy backend unreachable")
-        }))
+        .before_tool_call(ToolInterceptor::<WriteFile>::new(
+            move |_: &WriteFileArgs| {
+                if calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+                    panic!("policy engine crashed");
+                }
+                Err::<Decision<WriteFileArgs, String>, _>("policy backend unreachable")
+            },
+        ))
         .build()
         .unwrap();
     agent.run("x".into()).await.unwrap();
     assert!(write_file.ran.is_empty());
-    assert_eq!(last_message(&model, 1), "ERROR: Tool 'writeFile' denied by policy: policy engine crashed");
+    assert_eq!(
+        last_message(&model, 1),
+        "ERROR: Tool 'writeFile' denied by policy: policy engine crashed"
+    );
     assert_eq!(
         last_message(&model, 2),
         "ERROR: Tool 'writeFile' denied by policy: policy backend unreachable"
@@ -485,6 +540,9 @@ async fn denied_calls_count_toward_max_tool_calls() {
     let error = agent.run("x".into()).await.unwrap_err();
     assert!(matches!(
         error,
-        agents_kt::AgentError::BudgetExceeded { limit: agents_kt::BudgetLimit::MaxToolCalls, .. }
+        agents_kt::AgentError::BudgetExceeded {
+            limit: agents_kt::BudgetLimit::MaxToolCalls,
+            ..
+        }
     ));
 }

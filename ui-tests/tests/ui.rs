@@ -5,4 +5,5 @@
 fn ui() {
     let cases = trybuild::TestCases::new();
     cases.pass("tests/pass/*.rs");
+    cases.compile_fail("tests/fail/*/*.rs");
 }

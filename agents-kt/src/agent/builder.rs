@@ -284,12 +284,12 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             tools.push(pending(&self.tool_interceptors)?);
         }
         for entry in &self.tool_interceptors {
-            if let ToolInterceptorEntry::Typed { tool, .. } = entry {
-                if !tools_by_name.contains_key(tool) {
-                    return Err(BuildError::InterceptorForUnknownTool {
-                        tool: tool.to_string(),
-                    });
-                }
+            if let ToolInterceptorEntry::Typed { tool, .. } = entry
+                && !tools_by_name.contains_key(tool)
+            {
+                return Err(BuildError::InterceptorForUnknownTool {
+                    tool: tool.to_string(),
+                });
             }
         }
         let mut skills = self.skills;

@@ -39,8 +39,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         );
         async {
             let tool = allowed
-                .iter()
-                .any(|name| *name == call.name)
+                .contains(&call.name)
                 .then(|| self.core.tool(&call.name))
                 .flatten();
             let Some(tool) = tool else {

@@ -228,10 +228,10 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         let mut answer = ResponseAssembler::default();
         while let Some(chunk) = stream.next().await {
             let chunk = chunk?;
-            if let crate::ChatChunk::Text(text) = &chunk {
-                if !text.is_empty() {
-                    self.emit(|| AgentEvent::Token { text: text.clone() });
-                }
+            if let crate::ChatChunk::Text(text) = &chunk
+                && !text.is_empty()
+            {
+                self.emit(|| AgentEvent::Token { text: text.clone() });
             }
             answer.push(chunk);
         }
