@@ -178,9 +178,14 @@ fn print_event(event: &PipelineEvent) {
         PipelineEvent::RunStarted { ids, agent } => println!("run {} of {agent}", ids.run_id),
         PipelineEvent::SkillChosen { skill, .. } => println!("skill: {skill}"),
         PipelineEvent::TurnStarted { turn, .. } => println!("-- turn {turn}: calling the model"),
-        PipelineEvent::TurnCompleted {
-            turn, tool_calls, ..
-        } => println!("-- turn {turn}: model asked for {tool_calls} tool call(s)"),
+        PipelineEvent::TurnCompleted { tool_calls, .. } if tool_calls.is_empty() => {
+            println!("   model answered")
+        }
+        PipelineEvent::TurnCompleted { tool_calls, .. } => {
+            for call in tool_calls {
+                println!("   model asks {}({})", call.name, call.arguments);
+            }
+        }
         PipelineEvent::InterceptorDecision {
             point,
             target,
@@ -198,7 +203,7 @@ fn print_event(event: &PipelineEvent) {
                 .as_deref()
                 .map(|r| format!(": {r}"))
                 .unwrap_or_default();
-            println!("   decision [{point} {target}, interceptor #{index}] {decision}{reason}");
+            println!("     decision [{point} {target}, interceptor #{index}] {decision}{reason}");
         }
         PipelineEvent::ToolUsed {
             tool,
@@ -208,16 +213,16 @@ fn print_event(event: &PipelineEvent) {
             ..
         } => {
             let how = if *substituted { "substituted" } else { "ran" };
-            println!("   tool {tool}({args}) {how} -> {result}");
+            println!("     tool {tool}({args}) {how} -> {result}");
         }
         PipelineEvent::ToolDenied {
             tool, args, reason, ..
-        } => println!("   tool {tool}({args}) denied by policy: {reason}"),
+        } => println!("     tool {tool}({args}) denied by policy: {reason}"),
         PipelineEvent::ToolFailed {
             tool, args, error, ..
-        } => println!("   tool {tool}({args}) failed: {error}"),
+        } => println!("     tool {tool}({args}) failed: {error}"),
         PipelineEvent::ToolRejected { tool, reason, .. } => {
-            println!("   tool {tool} rejected: {reason}")
+            println!("     tool {tool} rejected: {reason}")
         }
         PipelineEvent::RunCompleted { .. } => println!("run completed"),
         PipelineEvent::RunFailed { error, .. } => println!("run failed: {error}"),

@@ -205,8 +205,8 @@ pub enum PipelineEvent {
         ids: RunIds,
         /// The turn's number.
         turn: u32,
-        /// How many tool calls the answer asked for.
-        tool_calls: usize,
+        /// The tool calls the answer asked for, as the model wrote them.
+        tool_calls: Vec<ToolCall>,
         /// Token counts, when reported.
         usage: Option<Usage>,
     },

@@ -206,7 +206,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             self.publish(|ids| PipelineEvent::TurnCompleted {
                 ids,
                 turn,
-                tool_calls: response.tool_calls.len(),
+                tool_calls: response.tool_calls.clone(),
                 usage: response.usage,
             });
             Ok(Turn::Answered(response))
