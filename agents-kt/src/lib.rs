@@ -56,6 +56,7 @@ mod decision;
 mod error;
 mod events;
 mod interceptor;
+mod macro_support;
 mod message;
 mod model;
 mod observers;
@@ -72,23 +73,30 @@ pub use interceptor::{
 };
 pub use message::{ChatChunk, ChatRequest, ChatResponse, Message, Role, ToolCall, ToolSpec, Usage};
 pub use model::{ChatStream, ModelClient, ModelError, Reply, ResponseAssembler, ScriptedModel};
-pub use skill::{Skill, SkillContext, SkillError};
-pub use tool::{Tool, ToolContext, ToolError, ToolInterceptor};
+pub use skill::{IntoSkill, Skill, SkillContext, SkillError};
+pub use tool::{
+    FromFn, IntoToolInterceptor, Tool, ToolArguments, ToolContext, ToolError, ToolInterceptor,
+};
+
+pub use agents_kt_macros::{agent, before_skill, before_tool_call, before_turn, skill, tool};
 
 /// The names most agents need, for `use agents_kt::prelude::*`.
 pub mod prelude {
     pub use crate::{
         Agent, AgentError, AgentEvent, Budget, Decision, Message, ModelClient, PipelineEvent,
         Reply, ScriptedModel, Skill, SkillContext, SkillError, Tool, ToolContext, ToolError,
-        ToolInterceptor,
+        ToolInterceptor, agent, before_skill, before_tool_call, before_turn, skill, tool,
     };
 }
 
 /// Items generated code names; not part of the public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::macro_support::*;
     pub use futures;
     pub use schemars;
     pub use serde;
     pub use serde_json;
+    pub use std::borrow::{Borrow, Cow, ToOwned};
+    pub use std::sync::Arc;
 }

@@ -113,6 +113,30 @@ impl<IN, OUT> fmt::Debug for Skill<IN, OUT> {
     }
 }
 
+/// What [`AgentBuilder::skill`](crate::AgentBuilder::skill) accepts: a [`Skill`], or the type
+/// `#[skill]` generates for a function.
+///
+/// ```
+/// use agents_kt::{IntoSkill, Skill};
+/// let skill: Skill<String, String> = Skill::agentic("chat").into_skill();
+/// assert_eq!(skill.name(), "chat");
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a skill of an agent with input `{IN}` and output `{OUT}`",
+    label = "this skill's input or output type differs from the agent's",
+    note = "every skill of an `Agent<IN, OUT>` takes `IN` and returns `OUT`, so a reroute between skills is always type-safe"
+)]
+pub trait IntoSkill<IN, OUT> {
+    /// The skill.
+    fn into_skill(self) -> Skill<IN, OUT>;
+}
+
+impl<IN, OUT> IntoSkill<IN, OUT> for Skill<IN, OUT> {
+    fn into_skill(self) -> Skill<IN, OUT> {
+        self
+    }
+}
+
 /// A code skill's handle on its run: tool calls and model calls made through it pass the same
 /// interceptor chains, budget and observers as the agent loop's.
 ///

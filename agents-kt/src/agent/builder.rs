@@ -15,7 +15,8 @@ use crate::tool::runtime::{ErasedTool, ToolRuntime};
 use crate::tool::{DynToolInterceptor, DynamicInToolChain, FnDynToolInterceptor};
 use crate::{
     AgentError, Budget, BudgetUsage, BuildError, FnInterceptor, Interceptor, InterceptorDecision,
-    InterceptorReturn, Message, ModelClient, Skill, Tool, ToolInterceptor, ToolSpec,
+    InterceptorReturn, IntoSkill, IntoToolInterceptor, Message, ModelClient, Skill, Tool,
+    ToolInterceptor, ToolSpec,
 };
 
 /// Builds a tool's runtime once every interceptor is known.
@@ -138,9 +139,10 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
         self
     }
 
-    /// Register a skill. With several skills, add [`AgentBuilder::skill_selector`].
-    pub fn skill(mut self, skill: Skill<IN, OUT>) -> Self {
-        self.skills.push(skill);
+    /// Register a skill (a [`Skill`], or the type `#[skill]` generates). With several skills, add
+    /// [`AgentBuilder::skill_selector`].
+    pub fn skill(mut self, skill: impl IntoSkill<IN, OUT>) -> Self {
+        self.skills.push(skill.into_skill());
         self
     }
 
@@ -195,11 +197,15 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
         self
     }
 
-    /// Intercept one tool's calls with its typed arguments and output.
-    pub fn before_tool_call<T: Tool>(mut self, interceptor: ToolInterceptor<T>) -> Self {
+    /// Intercept one tool's calls with its typed arguments and output: a [`ToolInterceptor`], or
+    /// a function over the tool's `&Args` (such as one marked `#[before_tool_call(tool)]`).
+    pub fn before_tool_call<T: Tool, M>(
+        mut self,
+        interceptor: impl IntoToolInterceptor<T, M>,
+    ) -> Self {
         self.tool_interceptors.push(ToolInterceptorEntry::Typed {
             tool: T::NAME,
-            interceptor: Box::new(interceptor),
+            interceptor: Box::new(interceptor.into_tool_interceptor()),
         });
         self
     }

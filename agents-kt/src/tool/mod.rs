@@ -7,7 +7,7 @@ pub(crate) mod runtime;
 mod typed_interceptor;
 
 pub use context::ToolContext;
-pub use typed_interceptor::ToolInterceptor;
+pub use typed_interceptor::{FromFn, IntoToolInterceptor, ToolArguments, ToolInterceptor};
 
 pub(crate) use context::ToolEvents;
 pub(crate) use dynamic::{DynToolInterceptor, DynamicInToolChain, FnDynToolInterceptor};

@@ -1,0 +1,380 @@
+//! `#[agent]` on an impl block: gathers its `#[tool]`, `#[skill]` and `#[before_*]` methods,
+//! generates their types next to the block, and an `agent_builder` method registering them all
+//! in source order (registration order is execution order).
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Attribute, Ident, ImplItem, ImplItemFn, ItemImpl, Type};
+
+use crate::attr::{AgentAttr, InterceptorAttr, SkillAttr, ToolAttr, krate};
+use crate::errors::Errors;
+use crate::interceptor::{Point, check_params, decision_check};
+use crate::naming::closest;
+use crate::signature::{self, Receiver, Signature};
+use crate::skill::{self, SkillDef, SkillParts};
+use crate::tool::{self, Target, ToolDef, tool_ident};
+
+/// What one marked method is.
+enum Role {
+    Tool(ToolAttr),
+    Skill(SkillAttr),
+    Interceptor(Point),
+}
+
+struct Marked {
+    role: Role,
+    method: ImplItemFn,
+    sig: Signature,
+}
+
+pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+    let mut errors = Errors::default();
+    let attr = AgentAttr::parse(args, &mut errors);
+    let mut block: ItemImpl = match syn::parse2(item.clone()) {
+        Ok(block) => block,
+        Err(_) => {
+            errors.push(syn::Error::new(
+                item.span(),
+                "#[agent] applies to an impl block: `#[agent] impl MyAgent { #[tool] fn … }`",
+            ));
+            let errors = errors.to_compile_errors();
+            return quote!(#item #errors);
+        }
+    };
+    if let Some((_, trait_path, _)) = &block.trait_ {
+        errors.at(
+            trait_path,
+            "#[agent] applies to an inherent impl block (`impl MyAgent { … }`), not a trait impl",
+        );
+    }
+    if !block.generics.params.is_empty() {
+        errors.at(
+            &block.generics,
+            "an #[agent] type cannot be generic: its tools are registered as concrete types",
+        );
+    }
+    let krate = krate(&attr.krate);
+    let self_ty = (*block.self_ty).clone();
+    let input = attr
+        .input
+        .clone()
+        .unwrap_or_else(|| syn::parse_quote!(::std::string::String));
+    let output = attr
+        .output
+        .clone()
+        .unwrap_or_else(|| syn::parse_quote!(::std::string::String));
+
+    let marked = gather(&mut block, &mut errors);
+    check_tool_names(&marked, &mut errors);
+
+    let mut items = Vec::new();
+    let mut registrations = Vec::new();
+    for entry in &marked {
+        match &entry.role {
+            Role::Tool(tool_attr) => {
+                let def = ToolDef {
+                    krate: krate.clone(),
+                    vis: entry.method.vis.clone(),
+                    sig: &entry.sig,
+                    name: tool::tool_name(tool_attr, &entry.sig),
+                    description: tool::description(
+                        tool_attr,
+                        &entry.method.attrs,
+                        &entry.sig,
+                        &mut errors,
+                    ),
+                    param_docs: tool_attr.params.clone(),
+                    target: Target::Method {
+                        self_ty: self_ty.clone(),
+                    },
+                };
+                items.push(tool::generate(&def, &mut errors));
+                let tool = tool_ident(&entry.sig.ident);
+                registrations.push(quote! {
+                    .tool(#tool { agent: #krate::__private::Arc::clone(&__this) })
+                });
+            }
+            Role::Skill(skill_attr) => {
+                let def = SkillDef {
+                    krate: krate.clone(),
+                    vis: entry.method.vis.clone(),
+                    sig: &entry.sig,
+                    name: skill::skill_name(&skill_attr.name, &entry.sig),
+                    description: skill_attr
+                        .description
+                        .as_ref()
+                        .map(syn::LitStr::value)
+                        .unwrap_or_else(|| signature::doc_text(&entry.method.attrs)),
+                    target: Target::Method {
+                        self_ty: self_ty.clone(),
+                    },
+                };
+                let SkillParts {
+                    items: input_items,
+                    skill,
+                    input: skill_input,
+                    output: skill_output,
+                } = skill::generate(&def, &mut errors);
+                items.push(input_items);
+                let name = &entry.sig.ident;
+                let check = quote_spanned! {name.span()=>
+                    #krate::__private::assert_skill_types::<#input, #output, #skill_input, #skill_output>();
+                };
+                items.push(quote! {
+                    const _: () = {
+                        #[allow(dead_code)]
+                        fn __check() { #check }
+                    };
+                });
+                registrations.push(quote! {
+                    .skill({
+                        let __this = #krate::__private::Arc::clone(&__this);
+                        let _ = &__this;
+                        #skill
+                    })
+                });
+            }
+            Role::Interceptor(point) => {
+                check_params(point, &entry.sig, &entry.method.sig, &mut errors);
+                if let Some(registration) =
+                    interceptor(&krate, point, entry, &self_ty, &output, &mut items)
+                {
+                    registrations.push(registration);
+                }
+            }
+        }
+    }
+    let builder = quote! {
+        impl #self_ty {
+            /// A builder for an agent named `name` with this value's tools, skills and
+            /// interceptors registered in source order; add a model and build it.
+            #[allow(clippy::redundant_clone)]
+            pub fn agent_builder(
+                self,
+                name: impl ::core::convert::Into<::std::string::String>,
+            ) -> #krate::AgentBuilder<#input, #output> {
+                let __this = #krate::__private::Arc::new(self);
+                let _ = &__this;
+                #krate::Agent::<#input, #output>::builder(name)
+                    #(#registrations)*
+            }
+        }
+    };
+    let errors = errors.to_compile_errors();
+    quote! {
+        #block
+        #(#items)*
+        #builder
+        #errors
+    }
+}
+
+/// Take the marked methods out of `block` (removing their marker attributes), in source order.
+fn gather(block: &mut ItemImpl, errors: &mut Errors) -> Vec<Marked> {
+    let mut marked = Vec::new();
+    for item in &mut block.items {
+        let ImplItem::Fn(method) = item else { continue };
+        let mut role = None;
+        let mut kept = Vec::new();
+        for attribute in method.attrs.drain(..) {
+            match marker(&attribute) {
+                Some(kind) if role.is_none() => role = Some((kind, attribute)),
+                Some(_) => errors.at(
+                    &attribute,
+                    "a method can have one role: tool, skill or interceptor",
+                ),
+                None => kept.push(attribute),
+            }
+        }
+        method.attrs = kept;
+        let Some((kind, attribute)) = role else {
+            continue;
+        };
+        let args = match &attribute.meta {
+            syn::Meta::List(list) => list.tokens.clone(),
+            _ => TokenStream::new(),
+        };
+        let what = match kind {
+            "tool" => "a tool",
+            "skill" => "a skill",
+            _ => "an interceptor",
+        };
+        let sig = signature::read(&method.sig, what, errors);
+        let role = match kind {
+            "tool" => Role::Tool(ToolAttr::parse(args, errors)),
+            "skill" => Role::Skill(SkillAttr::parse(args, errors)),
+            other => {
+                let parsed =
+                    InterceptorAttr::parse(args, other, other == "before_tool_call", errors);
+                Role::Interceptor(match (other, parsed.tool) {
+                    ("before_tool_call", Some(tool)) => Point::Tool(tool),
+                    ("before_tool_call", None) => Point::AnyTool,
+                    ("before_turn", _) => Point::Turn,
+                    _ => Point::Skill,
+                })
+            }
+        };
+        marked.push(Marked {
+            role,
+            method: method.clone(),
+            sig,
+        });
+    }
+    marked
+}
+
+/// Which marker attribute this is, by its last path segment.
+fn marker(attribute: &Attribute) -> Option<&'static str> {
+    let last = attribute.path().segments.last()?.ident.to_string();
+    [
+        "tool",
+        "skill",
+        "before_tool_call",
+        "before_turn",
+        "before_skill",
+    ]
+    .into_iter()
+    .find(|known| *known == last)
+}
+
+/// Tool names are unique, and every typed interceptor names a tool of this block.
+fn check_tool_names(marked: &[Marked], errors: &mut Errors) {
+    let mut seen: Vec<(String, &Ident)> = Vec::new();
+    let tool_fns: Vec<String> = marked
+        .iter()
+        .filter(|m| matches!(m.role, Role::Tool(_)))
+        .map(|m| m.sig.ident.to_string())
+        .collect();
+    for entry in marked {
+        match &entry.role {
+            Role::Tool(attr) => {
+                let name = tool::tool_name(attr, &entry.sig);
+                if let Some((_, first)) = seen.iter().find(|(existing, _)| *existing == name) {
+                    let span_of = attr
+                        .name
+                        .as_ref()
+                        .map_or(entry.sig.ident.span(), |n| n.span());
+                    errors.push(syn::Error::new(
+                        span_of,
+                        format!("a second tool is named `{name}` (the first is `{first}`): tool names must be unique within an agent; rename one with #[tool(name = \"...\")]"),
+                    ));
+                } else {
+                    seen.push((name, &entry.sig.ident));
+                }
+            }
+            Role::Interceptor(Point::Tool(tool)) if !tool_fns.contains(&tool.to_string()) => {
+                let suggestion = closest(&tool.to_string(), tool_fns.iter().map(String::as_str))
+                    .map(|close| format!("; did you mean `{close}`?"))
+                    .unwrap_or_else(|| {
+                        if tool_fns.is_empty() {
+                            "; this block has no #[tool] methods".to_string()
+                        } else {
+                            format!("; its tools are: {}", tool_fns.join(", "))
+                        }
+                    });
+                errors.push(syn::Error::new(
+                    tool.span(),
+                    format!("no #[tool] named `{tool}` in this #[agent] block{suggestion}"),
+                ));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The registration of one interceptor method, plus checks of its decision type.
+fn interceptor(
+    krate: &TokenStream,
+    point: &Point,
+    entry: &Marked,
+    self_ty: &Type,
+    output: &Type,
+    items: &mut Vec<TokenStream>,
+) -> Option<TokenStream> {
+    let sig = &entry.sig;
+    let wanted = if matches!(point, Point::AnyTool) {
+        2
+    } else {
+        1
+    };
+    if sig.params.len() != wanted {
+        return None;
+    }
+    let value = krate_value(krate);
+    let message = quote!(#krate::Message);
+    let (params, decided, substitute): (Vec<TokenStream>, TokenStream, TokenStream) = match point {
+        Point::Tool(tool) => {
+            let tool_type = tool_ident(tool);
+            (
+                vec![quote!(&<#tool_type as #krate::Tool>::Args)],
+                quote!(<#tool_type as #krate::Tool>::Args),
+                quote!(<#tool_type as #krate::Tool>::Output),
+            )
+        }
+        Point::AnyTool => (
+            vec![quote!(&str), quote!(&#value)],
+            value.clone(),
+            value.clone(),
+        ),
+        Point::Turn => (
+            vec![quote!(&[#message])],
+            quote!(::std::vec::Vec<#message>),
+            quote!(#output),
+        ),
+        Point::Skill => (
+            vec![quote!(&str)],
+            quote!(::std::string::String),
+            quote!(#output),
+        ),
+    };
+    items.push(decision_check(krate, sig, decided, substitute));
+    let arguments: Vec<_> = (0..wanted)
+        .map(|n| quote::format_ident!("__a{}", n))
+        .collect();
+    // Each argument is passed spanned at the user's parameter type, so a wrong type is reported there.
+    let passed: Vec<TokenStream> = sig
+        .params
+        .iter()
+        .zip(&arguments)
+        .map(|(param, argument)| {
+            if sig.is_async {
+                quote_spanned!(param.ty.span()=> #krate::__private::Borrow::borrow(&#argument))
+            } else {
+                quote_spanned!(param.ty.span()=> #argument)
+            }
+        })
+        .collect();
+    let name = &sig.ident;
+    let callee = match sig.receiver {
+        Receiver::Ref => quote!(__this.#name),
+        Receiver::None => quote!(<#self_ty>::#name),
+    };
+    let body = if sig.is_async {
+        quote! {
+            let __this = #krate::__private::Arc::clone(&__this);
+            #(let #arguments = #krate::__private::ToOwned::to_owned(#arguments);)*
+            async move { #callee(#(#passed),*).await }
+        }
+    } else {
+        quote!(#callee(#(#passed),*))
+    };
+    let closure = quote! {{
+        let __this = #krate::__private::Arc::clone(&__this);
+        let _ = &__this;
+        move |#(#arguments: #params),*| { #body }
+    }};
+    Some(match point {
+        Point::Tool(tool) => {
+            let tool_type = tool_ident(tool);
+            quote!(.before_tool_call(#krate::ToolInterceptor::<#tool_type>::new(#closure)))
+        }
+        Point::AnyTool => quote!(.on_before_tool_call(#closure)),
+        Point::Turn => quote!(.on_before_turn(#closure)),
+        Point::Skill => quote!(.on_before_skill(#closure)),
+    })
+}
+
+fn krate_value(krate: &TokenStream) -> TokenStream {
+    quote!(#krate::__private::serde_json::Value)
+}

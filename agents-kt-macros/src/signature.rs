@@ -1,0 +1,173 @@
+//! Reading a function's signature: its receiver, parameters (telling context handles apart from
+//! arguments) and what it returns. Bodies are never parsed.
+
+use syn::{FnArg, GenericArgument, Ident, Pat, PathArguments, ReturnType, Type};
+
+use crate::errors::Errors;
+
+/// How a method takes `self`.
+pub(crate) enum Receiver {
+    /// No `self`: a free or associated function.
+    None,
+    /// `&self`.
+    Ref,
+}
+
+/// What a parameter is to the framework.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ParamKind {
+    /// An argument: part of the tool's `Args` or the skill's input.
+    Value,
+    /// `&ToolContext`: the running tool call's handle.
+    ToolContext,
+    /// `SkillContext<OUT>`: the code skill's handle on its run.
+    SkillContext,
+}
+
+pub(crate) struct Param {
+    /// The name, when the pattern is a plain identifier.
+    pub ident: Option<Ident>,
+    pub pat: Pat,
+    pub ty: Type,
+    pub kind: ParamKind,
+}
+
+/// What the function returns: `T`, or `Result<T, E>` (by its last path segment).
+pub(crate) struct Returned {
+    /// `T`.
+    pub ty: Type,
+    /// Whether it is a `Result`.
+    pub fallible: bool,
+    /// The whole return type as written (`()` when omitted).
+    pub written: Type,
+}
+
+pub(crate) struct Signature {
+    pub ident: Ident,
+    pub is_async: bool,
+    pub receiver: Receiver,
+    pub params: Vec<Param>,
+    pub returned: Returned,
+}
+
+impl Signature {
+    /// The parameters that are arguments (not context handles).
+    pub(crate) fn values(&self) -> impl Iterator<Item = &Param> {
+        self.params.iter().filter(|p| p.kind == ParamKind::Value)
+    }
+}
+
+/// Read `sig`, reporting what no macro of this crate accepts: generics, `self` by value or
+/// `&mut self`, variadics.
+pub(crate) fn read(sig: &syn::Signature, what: &str, errors: &mut Errors) -> Signature {
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        errors.at(
+            &sig.generics,
+            format!("{what} cannot be generic: it is registered as one concrete function; use concrete types"),
+        );
+    }
+    if let Some(variadic) = &sig.variadic {
+        errors.at(variadic, format!("{what} cannot be variadic"));
+    }
+    let mut receiver = Receiver::None;
+    let mut params = Vec::new();
+    for input in &sig.inputs {
+        match input {
+            FnArg::Receiver(r) => {
+                if r.reference.is_some() && r.mutability.is_none() && r.colon_token.is_none() {
+                    receiver = Receiver::Ref;
+                } else {
+                    errors.at(
+                        r,
+                        format!("{what} must take `&self`: the agent shares itself between concurrent calls, so it cannot give away or mutably borrow `self`"),
+                    );
+                    receiver = Receiver::Ref;
+                }
+            }
+            FnArg::Typed(typed) => {
+                let ident = match &*typed.pat {
+                    Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
+                        Some(pat.ident.clone())
+                    }
+                    _ => None,
+                };
+                params.push(Param {
+                    ident,
+                    pat: (*typed.pat).clone(),
+                    ty: (*typed.ty).clone(),
+                    kind: kind_of(&typed.ty),
+                });
+            }
+        }
+    }
+    Signature {
+        ident: sig.ident.clone(),
+        is_async: sig.asyncness.is_some(),
+        receiver,
+        params,
+        returned: returned(&sig.output),
+    }
+}
+
+/// Whether a parameter type is one of the framework's context handles, by its last path segment.
+fn kind_of(ty: &Type) -> ParamKind {
+    let inner = match ty {
+        Type::Reference(reference) => &*reference.elem,
+        other => other,
+    };
+    match (ty, last_segment(inner).as_deref()) {
+        (Type::Reference(_), Some("ToolContext")) => ParamKind::ToolContext,
+        (Type::Path(_), Some("SkillContext")) => ParamKind::SkillContext,
+        _ => ParamKind::Value,
+    }
+}
+
+fn last_segment(ty: &Type) -> Option<String> {
+    match ty {
+        Type::Path(path) => path.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    }
+}
+
+fn returned(output: &ReturnType) -> Returned {
+    let written: Type = match output {
+        ReturnType::Default => syn::parse_quote!(()),
+        ReturnType::Type(_, ty) => (**ty).clone(),
+    };
+    if let Type::Path(path) = &written
+        && let Some(segment) = path.path.segments.last()
+        && segment.ident == "Result"
+        && let PathArguments::AngleBracketed(args) = &segment.arguments
+        && let Some(GenericArgument::Type(ok)) = args.args.first()
+    {
+        return Returned {
+            ty: ok.clone(),
+            fallible: true,
+            written,
+        };
+    }
+    Returned {
+        ty: written.clone(),
+        fallible: false,
+        written,
+    }
+}
+
+/// The text of the item's doc comments, lines trimmed and joined.
+pub(crate) fn doc_text(attrs: &[syn::Attribute]) -> String {
+    let lines: Vec<String> = attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("doc"))
+        .filter_map(|attr| match &attr.meta {
+            syn::Meta::NameValue(nv) => match &nv.value {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(text),
+                    ..
+                }) => Some(text.value().trim().to_string()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    lines.join("\n").trim().to_string()
+}

@@ -1,0 +1,331 @@
+//! `#[tool]`: an `<Pascal>Args` struct from a function's parameters and a `<Pascal>` type
+//! implementing `Tool` by calling the function. Free functions expand here; methods are expanded
+//! by `#[agent]` through the same [`generate`].
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Ident, ItemFn, LitStr, Type, Visibility};
+
+use crate::attr::{ToolAttr, krate};
+use crate::errors::Errors;
+use crate::naming::pascal;
+use crate::signature::{self, ParamKind, Receiver, Signature};
+
+/// Where the tool's function lives.
+pub(crate) enum Target {
+    /// A free function in the current module.
+    Free,
+    /// A method (or associated function) of an `#[agent]` type; the tool holds an `Arc` of it.
+    Method { self_ty: Type },
+}
+
+/// Everything needed to generate one tool.
+pub(crate) struct ToolDef<'a> {
+    pub krate: TokenStream,
+    pub vis: Visibility,
+    pub sig: &'a Signature,
+    /// The name the model calls the tool by.
+    pub name: String,
+    pub description: String,
+    pub param_docs: Vec<(Ident, LitStr)>,
+    pub target: Target,
+}
+
+/// The tool type's name for a tool function.
+pub(crate) fn tool_ident(function: &Ident) -> Ident {
+    pascal(function, "")
+}
+
+/// The argument type's name for a tool function.
+pub(crate) fn args_ident(function: &Ident) -> Ident {
+    pascal(function, "Args")
+}
+
+/// `#[tool]` on a free function.
+pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+    let mut errors = Errors::default();
+    let attr = ToolAttr::parse(args, &mut errors);
+    let function: ItemFn = match syn::parse2(item.clone()) {
+        Ok(function) => function,
+        Err(_) => {
+            errors.push(not_a_function(&item, "tool"));
+            let errors = errors.to_compile_errors();
+            return quote!(#item #errors);
+        }
+    };
+    let sig = signature::read(&function.sig, "a tool", &mut errors);
+    if let Receiver::Ref = sig.receiver {
+        errors.at(
+            &function.sig.inputs,
+            "a method tool belongs in an `#[agent]` impl block, which registers it with its agent; a free `#[tool]` takes no `self`",
+        );
+    }
+    let def = ToolDef {
+        krate: krate(&attr.krate),
+        vis: function.vis.clone(),
+        sig: &sig,
+        name: tool_name(&attr, &sig),
+        description: description(&attr, &function.attrs, &sig, &mut errors),
+        param_docs: attr.params,
+        target: Target::Free,
+    };
+    let generated = if function.sig.generics.params.is_empty() {
+        generate(&def, &mut errors)
+    } else {
+        stub(&def)
+    };
+    let errors = errors.to_compile_errors();
+    quote! {
+        #function
+        #generated
+        #errors
+    }
+}
+
+/// The error for a macro applied to something that is not a function, at its keyword.
+pub(crate) fn not_a_function(item: &TokenStream, macro_name: &str) -> syn::Error {
+    let span = match syn::parse2::<syn::Item>(item.clone()) {
+        Ok(syn::Item::Struct(item)) => item.struct_token.span,
+        Ok(syn::Item::Enum(item)) => item.enum_token.span,
+        Ok(syn::Item::Impl(item)) => item.impl_token.span,
+        Ok(syn::Item::Trait(item)) => item.trait_token.span,
+        Ok(syn::Item::Const(item)) => item.const_token.span,
+        Ok(syn::Item::Static(item)) => item.static_token.span,
+        Ok(syn::Item::Mod(item)) => item.mod_token.span,
+        Ok(syn::Item::Type(item)) => item.type_token.span,
+        _ => item.span(),
+    };
+    syn::Error::new(
+        span,
+        format!(
+            "#[{macro_name}] applies to a function: write `fn name(arguments) -> Output` and put #[{macro_name}] on it"
+        ),
+    )
+}
+
+pub(crate) fn tool_name(attr: &ToolAttr, sig: &Signature) -> String {
+    attr.name
+        .as_ref()
+        .map(LitStr::value)
+        .unwrap_or_else(|| sig.ident.to_string().trim_start_matches("r#").to_string())
+}
+
+/// The description the model reads: `description = "..."`, else the doc comment; one is required.
+pub(crate) fn description(
+    attr: &ToolAttr,
+    attrs: &[syn::Attribute],
+    sig: &Signature,
+    errors: &mut Errors,
+) -> String {
+    let text = attr
+        .description
+        .as_ref()
+        .map(LitStr::value)
+        .unwrap_or_else(|| signature::doc_text(attrs));
+    if text.is_empty() {
+        errors.at(
+            &sig.ident,
+            "this tool has no description: add a doc comment (`/// What it does`) or #[tool(description = \"...\")]; the model reads it to decide when to call the tool",
+        );
+    }
+    text
+}
+
+/// The `Args` struct, the tool type and their impls.
+pub(crate) fn generate(def: &ToolDef, errors: &mut Errors) -> TokenStream {
+    let ToolDef {
+        krate, vis, sig, ..
+    } = def;
+    let args = args_ident(&sig.ident);
+    let tool = tool_ident(&sig.ident);
+    let serde_crate = format!("{}::__private::serde", quote!(#krate)).replace(' ', "");
+    let schemars_crate = format!("{}::__private::schemars", quote!(#krate)).replace(' ', "");
+    check_param_docs(def, errors);
+
+    let mut fields = Vec::new();
+    let mut field_names = Vec::new();
+    let mut call_args = Vec::new();
+    let mut checks = Vec::new();
+    for (position, param) in sig.params.iter().enumerate() {
+        match param.kind {
+            ParamKind::ToolContext => call_args.push(quote!(__ctx)),
+            ParamKind::SkillContext => {
+                errors.at(&param.ty, "a tool receives `&ToolContext`, not `SkillContext`: skills call tools, tools do not run skills");
+                call_args.push(quote!(::core::unreachable!()));
+            }
+            ParamKind::Value => {
+                let name = param.ident.clone().unwrap_or_else(|| {
+                    errors.at(&param.pat, "name this parameter with a plain identifier: it becomes the argument's JSON field name");
+                    format_ident!("__arg{}", position)
+                });
+                let ty = &param.ty;
+                let doc = def
+                    .param_docs
+                    .iter()
+                    .find(|(documented, _)| *documented == name)
+                    .map(|(_, text)| quote!(#[doc = #text]))
+                    .unwrap_or_else(|| quote!(#[allow(missing_docs)]));
+                let optional = is_option(ty).then(|| quote!(#[serde(default)]));
+                fields.push(quote! { #doc #optional pub #name: #ty });
+                checks.push(quote_spanned! {ty.span()=>
+                    #krate::__private::assert_tool_param::<#ty>();
+                });
+                call_args.push(quote!(#name));
+                field_names.push(name);
+            }
+        }
+    }
+    let output = &sig.returned.ty;
+    checks.push(quote_spanned! {output.span()=>
+        #krate::__private::assert_tool_output::<#output>();
+    });
+    let function = &sig.ident;
+    let call = match (&def.target, &sig.receiver) {
+        (Target::Free, _) => quote!(#function(#(#call_args),*)),
+        (Target::Method { .. }, Receiver::Ref) => quote!(self.agent.#function(#(#call_args),*)),
+        (Target::Method { self_ty }, Receiver::None) => {
+            quote!(<#self_ty>::#function(#(#call_args),*))
+        }
+    };
+    let call = if sig.is_async {
+        quote!(#call.await)
+    } else {
+        call
+    };
+    let result = if sig.returned.fallible {
+        quote!(#krate::__private::tool_result(#call))
+    } else {
+        quote!(::core::result::Result::Ok(#call))
+    };
+    let (name, description) = (&def.name, &def.description);
+    let args_doc = format!("Arguments of the `{name}` tool.");
+    let tool_doc = format!("The `{name}` tool: {description}");
+    let tool_struct = match &def.target {
+        Target::Free => quote! {
+            #[doc = #tool_doc]
+            #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
+            #vis struct #tool;
+        },
+        Target::Method { self_ty } => quote! {
+            #[doc = #tool_doc]
+            #vis struct #tool {
+                agent: #krate::__private::Arc<#self_ty>,
+            }
+        },
+    };
+    quote! {
+        #[doc = #args_doc]
+        #[derive(
+            #krate::__private::serde::Deserialize,
+            #krate::__private::serde::Serialize,
+            #krate::__private::schemars::JsonSchema,
+            ::core::clone::Clone,
+            ::core::fmt::Debug
+        )]
+        #[serde(crate = #serde_crate)]
+        #[schemars(crate = #schemars_crate)]
+        #vis struct #args {
+            #(#fields,)*
+        }
+
+        #tool_struct
+
+        impl #krate::Tool for #tool {
+            const NAME: &'static str = #name;
+            type Args = #args;
+            type Output = #output;
+
+            fn description(&self) -> #krate::__private::Cow<'static, str> {
+                #krate::__private::Cow::Borrowed(#description)
+            }
+
+            async fn call(
+                &self,
+                __args: #args,
+                __ctx: &#krate::ToolContext,
+            ) -> ::core::result::Result<#output, #krate::ToolError> {
+                let _ = __ctx;
+                let #args { #(#field_names),* } = __args;
+                #result
+            }
+        }
+
+        impl #krate::ToolArguments for #args {
+            type Tool = #tool;
+        }
+
+        const _: () = {
+            #(#checks)*
+        };
+    }
+}
+
+/// The tool's types with no behaviour, so code using them still compiles while the user fixes
+/// the reported error.
+pub(crate) fn stub(def: &ToolDef) -> TokenStream {
+    let krate = &def.krate;
+    let vis = &def.vis;
+    let args = args_ident(&def.sig.ident);
+    let tool = tool_ident(&def.sig.ident);
+    let name = &def.name;
+    let serde_crate = format!("{}::__private::serde", quote!(#krate)).replace(' ', "");
+    let schemars_crate = format!("{}::__private::schemars", quote!(#krate)).replace(' ', "");
+    quote! {
+        #[allow(missing_docs)]
+        #[derive(
+            #krate::__private::serde::Deserialize,
+            #krate::__private::serde::Serialize,
+            #krate::__private::schemars::JsonSchema,
+            ::core::clone::Clone,
+            ::core::fmt::Debug
+        )]
+        #[serde(crate = #serde_crate)]
+        #[schemars(crate = #schemars_crate)]
+        #vis struct #args {}
+        #[allow(missing_docs)]
+        #vis struct #tool;
+        impl #krate::Tool for #tool {
+            const NAME: &'static str = #name;
+            type Args = #args;
+            type Output = ();
+            fn description(&self) -> #krate::__private::Cow<'static, str> {
+                #krate::__private::Cow::Borrowed("")
+            }
+            async fn call(&self, _: #args, _: &#krate::ToolContext) -> ::core::result::Result<(), #krate::ToolError> {
+                ::core::result::Result::Err(#krate::ToolError::new("this tool failed to compile"))
+            }
+        }
+        impl #krate::ToolArguments for #args {
+            type Tool = #tool;
+        }
+    }
+}
+
+/// Every `params(name = "...")` entry must name a parameter.
+fn check_param_docs(def: &ToolDef, errors: &mut Errors) {
+    let names: Vec<String> = def
+        .sig
+        .values()
+        .filter_map(|p| p.ident.as_ref().map(ToString::to_string))
+        .collect();
+    for (documented, _) in &def.param_docs {
+        if !names.contains(&documented.to_string()) {
+            errors.push(syn::Error::new(
+                documented.span(),
+                format!(
+                    "`{documented}` is not a parameter of this tool; its parameters are: {}",
+                    if names.is_empty() {
+                        "(none)".to_string()
+                    } else {
+                        names.join(", ")
+                    }
+                ),
+            ));
+        }
+    }
+}
+
+fn is_option(ty: &Type) -> bool {
+    matches!(ty, Type::Path(path) if path.path.segments.last().is_some_and(|s| s.ident == "Option"))
+}
