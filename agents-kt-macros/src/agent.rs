@@ -86,7 +86,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                     ),
                     param_docs: tool_attr.params.clone(),
                     target: Target::Method {
-                        self_ty: self_ty.clone(),
+                        self_ty: Box::new(self_ty.clone()),
                     },
                 };
                 items.push(tool::generate(&def, &mut errors));
@@ -107,7 +107,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                         .map(syn::LitStr::value)
                         .unwrap_or_else(|| signature::doc_text(&entry.method.attrs)),
                     target: Target::Method {
-                        self_ty: self_ty.clone(),
+                        self_ty: Box::new(self_ty.clone()),
                     },
                 };
                 let SkillParts {

@@ -147,7 +147,7 @@ fn owning_async(krate: &TokenStream, mut function: ItemFn, sig: &Signature) -> T
         let argument = format_ident!("__arg{}", position);
         let copy = format_ident!("__owned{}", position);
         if let syn::FnArg::Typed(typed) = input {
-            typed.pat = Box::new(syn::parse_quote!(#argument));
+            *typed.pat = syn::parse_quote!(#argument);
         }
         let (pat, ty) = (&param.pat, &param.ty);
         owned.push(quote!(let #copy = #krate::__private::ToOwned::to_owned(#argument);));

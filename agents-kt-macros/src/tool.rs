@@ -17,7 +17,7 @@ pub(crate) enum Target {
     /// A free function in the current module.
     Free,
     /// A method (or associated function) of an `#[agent]` type; the tool holds an `Arc` of it.
-    Method { self_ty: Type },
+    Method { self_ty: Box<Type> },
 }
 
 /// Everything needed to generate one tool.

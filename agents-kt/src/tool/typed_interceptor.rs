@@ -63,7 +63,7 @@ impl<T: Tool> IntoToolInterceptor<T, ()> for ToolInterceptor<T> {
 
 /// Marker for [`IntoToolInterceptor`] implemented by functions over `&A`.
 #[doc(hidden)]
-pub struct FromFn<A, D, M>(std::marker::PhantomData<fn(&A) -> (D, M)>);
+pub struct FromFn<A, D, M>(std::marker::PhantomData<(A, D, M)>);
 
 impl<T, A, F, D, M> IntoToolInterceptor<T, FromFn<A, D, M>> for F
 where
