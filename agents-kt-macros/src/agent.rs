@@ -89,12 +89,17 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                         self_ty: Box::new(self_ty.clone()),
                     },
                 };
+                if entry.sig.faulty {
+                    items.push(tool::stub(&def));
+                    continue;
+                }
                 items.push(tool::generate(&def, &mut errors));
                 let tool = tool_ident(&entry.sig.ident);
                 registrations.push(quote! {
                     .tool(#tool { agent: #krate::__private::Arc::clone(&__this) })
                 });
             }
+            Role::Skill(_) | Role::Interceptor(_) if entry.sig.faulty => {}
             Role::Skill(skill_attr) => {
                 let def = SkillDef {
                     krate: krate.clone(),
@@ -119,7 +124,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                 items.push(input_items);
                 let name = &entry.sig.ident;
                 let check = quote_spanned! {name.span()=>
-                    #krate::__private::assert_skill_types::<#input, #output, #skill_input, #skill_output>();
+                    #krate::__private::assert_skill_types::<#skill_input, #skill_output, #input, #output>();
                 };
                 items.push(quote! {
                     const _: () = {
@@ -329,6 +334,21 @@ fn interceptor(
         ),
     };
     items.push(decision_check(krate, sig, decided, substitute));
+    if let (Point::Tool(tool), Some(Type::Reference(reference))) =
+        (point, sig.params.first().map(|p| &p.ty))
+    {
+        let tool_type = tool_ident(tool);
+        let argument = &*reference.elem;
+        let check = quote_spanned! {argument.span()=>
+            #krate::__private::assert_arguments_of::<#tool_type, #argument>();
+        };
+        items.push(quote! {
+            const _: () = {
+                #[allow(dead_code)]
+                fn __check() { #check }
+            };
+        });
+    }
     let arguments: Vec<_> = (0..wanted)
         .map(|n| quote::format_ident!("__a{}", n))
         .collect();

@@ -11,7 +11,7 @@ use syn::{Ident, ItemFn, Type};
 use crate::attr::{InterceptorAttr, krate};
 use crate::errors::Errors;
 use crate::signature::{self, Receiver, Signature};
-use crate::tool::{not_a_function, tool_ident};
+use crate::tool::not_a_function;
 
 /// Where an interceptor sits.
 pub(crate) enum Point {
@@ -111,6 +111,8 @@ pub(crate) fn expand(macro_name: &str, args: TokenStream, item: TokenStream) -> 
             &function.sig.inputs,
             format!("a method interceptor belongs in an `#[agent]` impl block, which registers it with its agent; a free #[{macro_name}] takes no `self`"),
         );
+        let errors = errors.to_compile_errors();
+        return quote!(#function #errors);
     }
     check_params(&point, &sig, &function.sig, &mut errors);
     let sound = errors.is_empty();
@@ -177,23 +179,25 @@ fn typed_tool_checks(
     sig: &Signature,
     function: &ItemFn,
 ) -> TokenStream {
-    let tool_type = tool_ident(tool);
-    let name = &function.sig.ident;
-    let param_ty = &sig.params[0].ty;
-    let coerce = quote_spanned! {param_ty.span()=>
-        let _: fn(&<#tool_type as #krate::Tool>::Args) -> _ = #name;
+    let _ = function;
+    let param_ty = match &sig.params[0].ty {
+        Type::Reference(reference) => &*reference.elem,
+        other => other,
+    };
+    let arguments = quote_spanned! {param_ty.span()=>
+        #krate::__private::assert_arguments_of::<#tool, #param_ty>();
     };
     let decision = decision_check(
         krate,
         sig,
-        quote!(<#tool_type as #krate::Tool>::Args),
-        quote!(<#tool_type as #krate::Tool>::Output),
+        quote!(<#tool as #krate::Tool>::Args),
+        quote!(<#tool as #krate::Tool>::Output),
     );
     quote! {
         const _: () = {
             #[allow(dead_code)]
             fn __check() {
-                #coerce
+                #arguments
             }
         };
         #decision

@@ -44,6 +44,8 @@ pub(crate) struct Returned {
 
 pub(crate) struct Signature {
     pub ident: Ident,
+    /// Whether reading it found an error (the item is then only stubbed).
+    pub faulty: bool,
     pub is_async: bool,
     pub receiver: Receiver,
     pub params: Vec<Param>,
@@ -60,14 +62,17 @@ impl Signature {
 /// Read `sig`, reporting what no macro of this crate accepts: generics, `self` by value or
 /// `&mut self`, variadics.
 pub(crate) fn read(sig: &syn::Signature, what: &str, errors: &mut Errors) -> Signature {
+    let mut faulty = false;
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
         errors.at(
             &sig.generics,
             format!("{what} cannot be generic: it is registered as one concrete function; use concrete types"),
         );
+        faulty = true;
     }
     if let Some(variadic) = &sig.variadic {
         errors.at(variadic, format!("{what} cannot be variadic"));
+        faulty = true;
     }
     let mut receiver = Receiver::None;
     let mut params = Vec::new();
@@ -82,6 +87,7 @@ pub(crate) fn read(sig: &syn::Signature, what: &str, errors: &mut Errors) -> Sig
                         format!("{what} must take `&self`: the agent shares itself between concurrent calls, so it cannot give away or mutably borrow `self`"),
                     );
                     receiver = Receiver::Ref;
+                    faulty = true;
                 }
             }
             FnArg::Typed(typed) => {
@@ -102,6 +108,7 @@ pub(crate) fn read(sig: &syn::Signature, what: &str, errors: &mut Errors) -> Sig
     }
     Signature {
         ident: sig.ident.clone(),
+        faulty,
         is_async: sig.asyncness.is_some(),
         receiver,
         params,

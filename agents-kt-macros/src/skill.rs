@@ -47,6 +47,8 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             &function.sig.inputs,
             "a method skill belongs in an `#[agent]` impl block, which registers it with its agent; a free #[skill] takes no `self`",
         );
+        let errors = errors.to_compile_errors();
+        return quote!(#function #errors);
     }
     let def = SkillDef {
         krate: krate(&attr.krate),

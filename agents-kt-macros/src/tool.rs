@@ -56,10 +56,13 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     let sig = signature::read(&function.sig, "a tool", &mut errors);
     if let Receiver::Ref = sig.receiver {
+        // Inside a plain impl block nothing can be generated next to the method: report only this.
         errors.at(
             &function.sig.inputs,
             "a method tool belongs in an `#[agent]` impl block, which registers it with its agent; a free `#[tool]` takes no `self`",
         );
+        let errors = errors.to_compile_errors();
+        return quote!(#function #errors);
     }
     let def = ToolDef {
         krate: krate(&attr.krate),
@@ -70,10 +73,21 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         param_docs: attr.params,
         target: Target::Free,
     };
-    let generated = if function.sig.generics.params.is_empty() {
-        generate(&def, &mut errors)
-    } else {
+    let generated = if sig.faulty {
         stub(&def)
+    } else {
+        let generated = generate(&def, &mut errors);
+        let tool = tool_ident(&sig.ident);
+        let function_name = &sig.ident;
+        let vis = &def.vis;
+        // The tool's function name in the type namespace, so `#[before_tool_call(get_weather)]`
+        // can name the tool and a misspelling is reported with the closest function name.
+        quote! {
+            #generated
+            #[doc(hidden)]
+            #[allow(non_camel_case_types, dead_code)]
+            #vis type #function_name = #tool;
+        }
     };
     let errors = errors.to_compile_errors();
     quote! {
@@ -142,6 +156,9 @@ pub(crate) fn generate(def: &ToolDef, errors: &mut Errors) -> TokenStream {
     let serde_crate = format!("{}::__private::serde", quote!(#krate)).replace(' ', "");
     let schemars_crate = format!("{}::__private::schemars", quote!(#krate)).replace(' ', "");
     check_param_docs(def, errors);
+    if !names_are_free(sig, &tool, &args, errors) {
+        return quote!();
+    }
 
     let mut fields = Vec::new();
     let mut field_names = Vec::new();
@@ -255,6 +272,8 @@ pub(crate) fn generate(def: &ToolDef, errors: &mut Errors) -> TokenStream {
             type Tool = #tool;
         }
 
+        impl #krate::__private::ArgumentsOf<#tool> for #args {}
+
         const _: () = {
             #(#checks)*
         };
@@ -324,6 +343,32 @@ fn check_param_docs(def: &ToolDef, errors: &mut Errors) {
             ));
         }
     }
+}
+
+/// The generated type names must not be the names of the function's own parameter or output
+/// types (`fn report() -> Report` would define `Report` twice).
+fn names_are_free(sig: &Signature, tool: &Ident, args: &Ident, errors: &mut Errors) -> bool {
+    let mut free = true;
+    let types = sig
+        .values()
+        .map(|p| &p.ty)
+        .chain(std::iter::once(&sig.returned.ty));
+    for ty in types {
+        if let Type::Path(path) = ty
+            && let Some(last) = path.path.segments.last()
+            && (last.ident == *tool || last.ident == *args)
+        {
+            errors.at(
+                ty,
+                format!(
+                    "`{}` is also the name #[tool] gives the tool generated from `{}`: rename the function (e.g. `get_{}`) or the type",
+                    last.ident, sig.ident, sig.ident
+                ),
+            );
+            free = false;
+        }
+    }
+    free
 }
 
 fn is_option(ty: &Type) -> bool {

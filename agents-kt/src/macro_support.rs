@@ -56,12 +56,24 @@ pub fn assert_decision<T, R, D: crate::IntoDecision<T, R, M>, M>() {}
     label = "every skill of an `#[agent(input = …, output = …)]` takes the agent's input and returns its output",
     note = "change the skill's parameter or return type, or the agent's `input`/`output`"
 )]
-pub trait SameSkillTypes<SkillIn, SkillOut> {}
+pub trait SameSkillTypes<AgentIn, AgentOut> {}
 impl<IN, OUT> SameSkillTypes<IN, OUT> for (IN, OUT) {}
 
-/// Compile-time check that a skill's `(IN, OUT)` are the agent's.
-pub fn assert_skill_types<IN, OUT, SkillIn, SkillOut>()
+/// Compile-time check that a skill's `(SkillIn, SkillOut)` are the agent's `(IN, OUT)`.
+pub fn assert_skill_types<SkillIn, SkillOut, IN, OUT>()
 where
-    (IN, OUT): SameSkillTypes<SkillIn, SkillOut>,
+    (SkillIn, SkillOut): SameSkillTypes<IN, OUT>,
 {
 }
+
+/// Links an argument type to a tool, for checking a typed interceptor's parameter; `#[tool]`
+/// implements it for the `Args` it generates.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not the argument type of tool `{T}`",
+    label = "an interceptor for `{T}` takes `&<{T} as Tool>::Args`",
+    note = "a typed interceptor inspects the arguments of the tool it names; name the right tool or take its `Args`"
+)]
+pub trait ArgumentsOf<T> {}
+
+/// Compile-time check that `A` is tool `T`'s argument type.
+pub fn assert_arguments_of<T, A: ArgumentsOf<T>>() {}

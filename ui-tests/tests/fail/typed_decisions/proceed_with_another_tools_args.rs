@@ -1,0 +1,20 @@
+use agents_kt::prelude::*;
+
+/// Current weather for a city.
+#[tool]
+fn get_weather(city: String) -> String {
+    city
+}
+
+/// Writes a file.
+#[tool]
+fn write_file(path: String) -> String {
+    path
+}
+
+#[before_tool_call(get_weather)]
+fn redirect(args: &GetWeatherArgs) -> Decision<WriteFileArgs, String> {
+    Decision::ProceedWith(WriteFileArgs { path: args.city.clone() })
+}
+
+fn main() {}
