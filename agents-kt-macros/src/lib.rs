@@ -51,3 +51,65 @@ pub fn before_turn(args: TokenStream, item: TokenStream) -> TokenStream {
 pub fn before_skill(args: TokenStream, item: TokenStream) -> TokenStream {
     interceptor::expand("before_skill", args.into(), item.into()).into()
 }
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    /// Every path in generated code goes through the configured crate path.
+    fn mentions_default_crate(tokens: proc_macro2::TokenStream) -> bool {
+        tokens.to_string().replace(' ', "").contains("agents_kt")
+    }
+
+    #[test]
+    fn crate_path_reaches_every_generated_path() {
+        let tool = crate::tool::expand(
+            quote!(crate = ::my_agents),
+            quote! {
+                /// Current weather.
+                fn get_weather(city: String, ctx: &ToolContext) -> Result<String, String> { Ok(city) }
+            },
+        );
+        assert!(!mentions_default_crate(tool.clone()), "{tool}");
+        assert!(tool.to_string().replace(' ', "").contains("::my_agents::Tool"));
+
+        let agent = crate::agent::expand(
+            quote!(crate = ::my_agents),
+            quote! {
+                impl Desk {
+                    /// The time.
+                    #[tool]
+                    fn now(&self) -> String { String::new() }
+                    #[before_tool_call(now)]
+                    async fn check(&self, args: &NowArgs) -> Decision<NowArgs, String> { Decision::Proceed }
+                    /// Echo.
+                    #[skill]
+                    fn echo(&self, text: String) -> String { text }
+                }
+            },
+        );
+        assert!(!mentions_default_crate(agent.clone()), "{agent}");
+
+        let interceptor = crate::interceptor::expand(
+            "before_tool_call",
+            quote!(get_weather, crate = ::my_agents),
+            quote!(async fn approve(args: &GetWeatherArgs) -> Decision<GetWeatherArgs, String> { Decision::Proceed }),
+        );
+        assert!(!mentions_default_crate(interceptor.clone()), "{interceptor}");
+    }
+
+    #[test]
+    fn an_error_still_emits_the_users_item() {
+        let output = crate::tool::expand(
+            quote!(colour = "red"),
+            quote! {
+                /// Current weather.
+                fn get_weather(city: String) -> String { city }
+            },
+        )
+        .to_string();
+        assert!(output.contains("fn get_weather"));
+        assert!(output.contains("compile_error"));
+        assert!(output.contains("struct GetWeatherArgs"), "the rest is still generated");
+    }
+}
