@@ -71,7 +71,11 @@ mod tests {
             },
         );
         assert!(!mentions_default_crate(tool.clone()), "{tool}");
-        assert!(tool.to_string().replace(' ', "").contains("::my_agents::Tool"));
+        assert!(
+            tool.to_string()
+                .replace(' ', "")
+                .contains("::my_agents::Tool")
+        );
 
         let agent = crate::agent::expand(
             quote!(crate = ::my_agents),
@@ -93,9 +97,16 @@ mod tests {
         let interceptor = crate::interceptor::expand(
             "before_tool_call",
             quote!(get_weather, crate = ::my_agents),
-            quote!(async fn approve(args: &GetWeatherArgs) -> Decision<GetWeatherArgs, String> { Decision::Proceed }),
+            quote!(
+                async fn approve(args: &GetWeatherArgs) -> Decision<GetWeatherArgs, String> {
+                    Decision::Proceed
+                }
+            ),
         );
-        assert!(!mentions_default_crate(interceptor.clone()), "{interceptor}");
+        assert!(
+            !mentions_default_crate(interceptor.clone()),
+            "{interceptor}"
+        );
     }
 
     #[test]
@@ -110,6 +121,9 @@ mod tests {
         .to_string();
         assert!(output.contains("fn get_weather"));
         assert!(output.contains("compile_error"));
-        assert!(output.contains("struct GetWeatherArgs"), "the rest is still generated");
+        assert!(
+            output.contains("struct GetWeatherArgs"),
+            "the rest is still generated"
+        );
     }
 }
