@@ -83,7 +83,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     };
     let model = ScriptedModel::new([
-        Reply::tool_call("transfer", json!({"to": "acc-7", "cents": 250_00})),
+        Reply::tool_call("transfer", json!({"to": "acc-7", "cents": 25_000})),
         Reply::text("Done."),
     ]);
     let agent = Payments { mode }

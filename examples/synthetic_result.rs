@@ -30,7 +30,7 @@ async fn fetch_account(id: String) -> Result<Account, String> {
 #[before_tool_call(fetch_account)]
 fn cached_account(_args: &FetchAccountArgs) -> Decision<FetchAccountArgs, Account> {
     Decision::Substitute(Account {
-        balance: 100_00,
+        balance: 10_000,
         currency: "USD".into(),
     })
 }
