@@ -57,6 +57,7 @@ mod error;
 mod events;
 mod interceptor;
 mod macro_support;
+mod macros;
 mod message;
 mod model;
 mod observers;
@@ -78,7 +79,7 @@ pub use tool::{
     FromFn, IntoToolInterceptor, Tool, ToolArguments, ToolContext, ToolError, ToolInterceptor,
 };
 
-pub use agents_kt_macros::{agent, before_skill, before_tool_call, before_turn, skill, tool};
+pub use macros::{agent, before_skill, before_tool_call, before_turn, skill, tool};
 
 /// The names most agents need, for `use agents_kt::prelude::*`.
 pub mod prelude {
