@@ -81,6 +81,11 @@ pub use tool::{
 
 pub use macros::{agent, before_skill, before_tool_call, before_turn, skill, tool};
 
+/// The README's code compiles and runs as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;
+
 /// The names most agents need, for `use agents_kt::prelude::*`.
 pub mod prelude {
     pub use crate::{
