@@ -3,93 +3,69 @@
 //!
 //! `cargo run --example quickstart`
 
-use std::borrow::Cow;
-
 use agents_kt::prelude::*;
 use agents_kt::{InterceptionPoint, PipelineEvent};
 use futures::{FutureExt, StreamExt};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-/// Arguments of `get_weather`.
-#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
-pub struct GetWeatherArgs {
-    /// City name, capitalized.
-    pub city: String,
-}
-
 /// Current weather for a city.
-pub struct GetWeather;
-
-impl Tool for GetWeather {
-    const NAME: &'static str = "get_weather";
-    type Args = GetWeatherArgs;
-    type Output = Value;
-
-    fn description(&self) -> Cow<'static, str> {
-        "Current weather for a city.".into()
-    }
-
-    async fn call(&self, args: GetWeatherArgs, _ctx: &ToolContext) -> Result<Value, ToolError> {
-        match args.city.as_str() {
-            "Paris" => Ok(json!({"city": "Paris", "celsius": 18, "sky": "sunny"})),
-            other => Err(ToolError::new(format!("no station in {other}"))),
-        }
+#[tool(params(city = "City name, capitalized"))]
+fn get_weather(city: String) -> Result<Value, String> {
+    match city.as_str() {
+        "Paris" => Ok(json!({"city": "Paris", "celsius": 18, "sky": "sunny"})),
+        other => Err(format!("no station in {other}")),
     }
 }
 
-/// Arguments of `writeFile`.
-#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
-pub struct WriteFileArgs {
-    /// Where to write.
-    pub path: String,
-    /// What to write.
-    pub contents: String,
+/// Write text to a file (here: pretends to, and says how many bytes).
+#[tool(name = "writeFile")]
+fn write_file(path: String, contents: String) -> String {
+    format!("wrote {} bytes to {path}", contents.len())
 }
 
-/// Writes a file (here: pretends to, and says how many bytes).
-pub struct WriteFile;
+/// Fetch an account's balance (unreachable offline: an interceptor substitutes a result).
+#[tool(name = "fetchAccount")]
+async fn fetch_account(id: String) -> Result<Value, String> {
+    Err(format!("the bank is not reachable offline (account {id})"))
+}
 
-impl Tool for WriteFile {
-    const NAME: &'static str = "writeFile";
-    type Args = WriteFileArgs;
-    type Output = String;
-
-    fn description(&self) -> Cow<'static, str> {
-        "Write text to a file.".into()
-    }
-
-    async fn call(&self, args: WriteFileArgs, _ctx: &ToolContext) -> Result<String, ToolError> {
-        Ok(format!(
-            "wrote {} bytes to {}",
-            args.contents.len(),
-            args.path
-        ))
+/// ProceedWith: a typed interceptor normalizes the city name; its replacement must be
+/// `GetWeatherArgs`, checked by the compiler.
+#[before_tool_call(get_weather)]
+fn capitalize_city(args: &GetWeatherArgs) -> Decision<GetWeatherArgs, Value> {
+    let mut chars = args.city.chars();
+    let capitalized: String = match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => return Decision::deny("empty city"),
+    };
+    if capitalized == args.city {
+        Decision::Proceed
+    } else {
+        Decision::ProceedWith(GetWeatherArgs { city: capitalized })
     }
 }
 
-/// Arguments of `fetchAccount`.
-#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
-pub struct FetchAccountArgs {
-    /// Account id.
-    pub id: String,
+/// Deny: system paths are off-limits, whatever tool tries.
+#[before_tool_call]
+fn system_paths_are_off_limits(name: &str, args: &Value) -> Decision<Value, Value> {
+    let path = args["path"].as_str().unwrap_or_default();
+    if name == "writeFile" && path.starts_with("/etc/") {
+        Decision::deny("system paths are off-limits")
+    } else {
+        Decision::Proceed
+    }
 }
 
-/// Fetches an account from the bank (unreachable offline: an interceptor substitutes a result).
-pub struct FetchAccount;
-
-impl Tool for FetchAccount {
-    const NAME: &'static str = "fetchAccount";
-    type Args = FetchAccountArgs;
-    type Output = Value;
-
-    fn description(&self) -> Cow<'static, str> {
-        "Fetch an account's balance.".into()
-    }
-
-    async fn call(&self, _args: FetchAccountArgs, _ctx: &ToolContext) -> Result<Value, ToolError> {
-        Err(ToolError::new("the bank is not reachable offline"))
+/// Proceed: every turn is checked; none is flagged here.
+#[before_turn]
+fn injection_filter(messages: &[Message]) -> Decision<Vec<Message>, String> {
+    if messages
+        .iter()
+        .any(|m| m.content.contains("ignore previous instructions"))
+    {
+        Decision::deny("possible prompt injection")
+    } else {
+        Decision::Proceed
     }
 }
 
@@ -117,41 +93,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .tool(GetWeather)
         .tool(WriteFile)
         .tool(FetchAccount)
-        // Proceed: every turn is checked, none is flagged here.
-        .on_before_turn(|messages: &[Message]| {
-            if messages
-                .iter()
-                .any(|m| m.content.contains("ignore previous instructions"))
-            {
-                Decision::deny("possible prompt injection")
-            } else {
-                Decision::Proceed
-            }
-        })
-        // ProceedWith: a typed interceptor normalizes the city name.
-        .before_tool_call(ToolInterceptor::<GetWeather>::new(
-            |args: &GetWeatherArgs| {
-                let mut chars = args.city.chars();
-                let capitalized: String = match chars.next() {
-                    Some(first) => first.to_uppercase().chain(chars).collect(),
-                    None => return Decision::deny("empty city"),
-                };
-                if capitalized == args.city {
-                    Decision::Proceed
-                } else {
-                    Decision::ProceedWith(GetWeatherArgs { city: capitalized })
-                }
-            },
-        ))
-        // Deny: system paths are off-limits.
-        .on_before_tool_call(|name: &str, args: &Value| {
-            let path = args["path"].as_str().unwrap_or_default();
-            if name == "writeFile" && path.starts_with("/etc/") {
-                Decision::deny("system paths are off-limits")
-            } else {
-                Decision::Proceed
-            }
-        })
+        .on_before_turn(injection_filter)
+        .before_tool_call(capitalize_city)
+        .on_before_tool_call(system_paths_are_off_limits)
         // Substitute: a cached account instead of the unreachable bank.
         .on_before_tool_call(|name: &str, _args: &Value| match name {
             "fetchAccount" => Decision::Substitute(json!({"balance": 10000, "currency": "USD"})),
