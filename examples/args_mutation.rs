@@ -4,6 +4,7 @@
 //! `cargo run --example args_mutation`
 
 use agents_kt::prelude::*;
+use agents_kt_examples::ensure;
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
 
@@ -65,12 +66,4 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     )?;
     println!("outcome: the tool and on_tool_use both saw trace_id = trace-7f3a");
     Ok(())
-}
-
-fn ensure(condition: bool, what: &str) -> Result<(), String> {
-    if condition {
-        Ok(())
-    } else {
-        Err(format!("example outcome not reached: {what}"))
-    }
 }

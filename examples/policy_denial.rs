@@ -4,6 +4,7 @@
 //! `cargo run --example policy_denial`
 
 use agents_kt::prelude::*;
+use agents_kt_examples::ensure;
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
 
@@ -70,12 +71,4 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     )?;
     println!("outcome: denied by policy, audited, and the model recovered");
     Ok(())
-}
-
-fn ensure(condition: bool, what: &str) -> Result<(), String> {
-    if condition {
-        Ok(())
-    } else {
-        Err(format!("example outcome not reached: {what}"))
-    }
 }

@@ -3,6 +3,7 @@
 //! `cargo run --example prompt_injection_filter`
 
 use agents_kt::prelude::*;
+use agents_kt_examples::ensure;
 
 /// A deliberately simple detector; agents-kt provides the hook, you choose the detector.
 fn flagged(messages: &[Message]) -> bool {
@@ -53,12 +54,4 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         "outcome: the flagged turn was denied and the model was called only for the honest question"
     );
     Ok(())
-}
-
-fn ensure(condition: bool, what: &str) -> Result<(), String> {
-    if condition {
-        Ok(())
-    } else {
-        Err(format!("example outcome not reached: {what}"))
-    }
 }

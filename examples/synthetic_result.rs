@@ -4,6 +4,7 @@
 //! `cargo run --example synthetic_result`
 
 use agents_kt::prelude::*;
+use agents_kt_examples::ensure;
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -74,12 +75,4 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     )?;
     println!("outcome: substituted without calling the bank");
     Ok(())
-}
-
-fn ensure(condition: bool, what: &str) -> Result<(), String> {
-    if condition {
-        Ok(())
-    } else {
-        Err(format!("example outcome not reached: {what}"))
-    }
 }

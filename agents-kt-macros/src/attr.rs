@@ -179,3 +179,21 @@ pub(crate) fn krate(path: &Option<Path>) -> TokenStream {
         None => quote::quote!(::agents_kt),
     }
 }
+
+/// The attributes of a generated struct the model exchanges as JSON: serde and schemars derives
+/// reached through the runtime crate, so users need neither crate in their manifest.
+pub(crate) fn json_struct_attributes(krate: &TokenStream) -> TokenStream {
+    let serde_crate = format!("{}::__private::serde", quote::quote!(#krate)).replace(' ', "");
+    let schemars_crate = format!("{}::__private::schemars", quote::quote!(#krate)).replace(' ', "");
+    quote::quote! {
+        #[derive(
+            #krate::__private::serde::Deserialize,
+            #krate::__private::serde::Serialize,
+            #krate::__private::schemars::JsonSchema,
+            ::core::clone::Clone,
+            ::core::fmt::Debug
+        )]
+        #[serde(crate = #serde_crate)]
+        #[schemars(crate = #schemars_crate)]
+    }
+}

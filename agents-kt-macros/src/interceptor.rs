@@ -10,8 +10,8 @@ use syn::{Ident, ItemFn, Type};
 
 use crate::attr::{InterceptorAttr, krate};
 use crate::errors::Errors;
-use crate::signature::{self, Receiver, Signature};
-use crate::tool::not_a_function;
+use crate::signature::Signature;
+use crate::tool::free_function;
 
 /// Where an interceptor sits.
 pub(crate) enum Point {
@@ -97,23 +97,10 @@ pub(crate) fn expand(macro_name: &str, args: TokenStream, item: TokenStream) -> 
         ("before_turn", _) => Point::Turn,
         _ => Point::Skill,
     };
-    let function: ItemFn = match syn::parse2(item.clone()) {
-        Ok(function) => function,
-        Err(_) => {
-            errors.push(not_a_function(&item, macro_name));
-            let errors = errors.to_compile_errors();
-            return quote!(#item #errors);
-        }
+    let (function, sig) = match free_function(item, macro_name, "an interceptor", &mut errors) {
+        Ok(parsed) => parsed,
+        Err(tokens) => return tokens,
     };
-    let sig = signature::read(&function.sig, "an interceptor", &mut errors);
-    if let Receiver::Ref = sig.receiver {
-        errors.at(
-            &function.sig.inputs,
-            format!("a method interceptor belongs in an `#[agent]` impl block, which registers it with its agent; a free #[{macro_name}] takes no `self`"),
-        );
-        let errors = errors.to_compile_errors();
-        return quote!(#function #errors);
-    }
     check_params(&point, &sig, &function.sig, &mut errors);
     let sound = errors.is_empty();
     let checks = match &point {

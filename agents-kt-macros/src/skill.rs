@@ -5,13 +5,13 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
-use syn::{Ident, ItemFn, LitStr, Type, Visibility};
+use syn::{Ident, LitStr, Type, Visibility};
 
-use crate::attr::{SkillAttr, krate};
+use crate::attr::{SkillAttr, json_struct_attributes, krate};
 use crate::errors::Errors;
 use crate::naming::pascal;
 use crate::signature::{self, ParamKind, Receiver, Signature};
-use crate::tool::{Target, not_a_function};
+use crate::tool::{Target, free_function};
 
 pub(crate) struct SkillDef<'a> {
     pub krate: TokenStream,
@@ -33,23 +33,10 @@ pub(crate) struct SkillParts {
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
     let attr = SkillAttr::parse(args, &mut errors);
-    let function: ItemFn = match syn::parse2(item.clone()) {
-        Ok(function) => function,
-        Err(_) => {
-            errors.push(not_a_function(&item, "skill"));
-            let errors = errors.to_compile_errors();
-            return quote!(#item #errors);
-        }
+    let (function, sig) = match free_function(item, "skill", "a skill", &mut errors) {
+        Ok(parsed) => parsed,
+        Err(tokens) => return tokens,
     };
-    let sig = signature::read(&function.sig, "a skill", &mut errors);
-    if let Receiver::Ref = sig.receiver {
-        errors.at(
-            &function.sig.inputs,
-            "a method skill belongs in an `#[agent]` impl block, which registers it with its agent; a free #[skill] takes no `self`",
-        );
-        let errors = errors.to_compile_errors();
-        return quote!(#function #errors);
-    }
     let def = SkillDef {
         krate: krate(&attr.krate),
         vis: function.vis.clone(),
@@ -129,21 +116,11 @@ pub(crate) fn generate(def: &SkillDef, errors: &mut Errors) -> SkillParts {
         several => {
             let input = pascal(&sig.ident, "Input");
             let types = several.iter().map(|p| &p.ty);
-            let serde_crate = format!("{}::__private::serde", quote!(#krate)).replace(' ', "");
-            let schemars_crate =
-                format!("{}::__private::schemars", quote!(#krate)).replace(' ', "");
+            let json = json_struct_attributes(krate);
             let doc = format!("Input of the `{}` skill.", def.name);
             items = quote! {
                 #[doc = #doc]
-                #[derive(
-                    #krate::__private::serde::Deserialize,
-                    #krate::__private::serde::Serialize,
-                    #krate::__private::schemars::JsonSchema,
-                    ::core::clone::Clone,
-                    ::core::fmt::Debug
-                )]
-                #[serde(crate = #serde_crate)]
-                #[schemars(crate = #schemars_crate)]
+                #json
                 #vis struct #input {
                     #(#[allow(missing_docs)] pub #names: #types,)*
                 }

@@ -7,7 +7,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Ident, ItemFn, LitStr, Type, Visibility};
 
-use crate::attr::{ToolAttr, krate};
+use crate::attr::{ToolAttr, json_struct_attributes, krate};
 use crate::errors::Errors;
 use crate::naming::pascal;
 use crate::signature::{self, ParamKind, Receiver, Signature};
@@ -42,28 +42,43 @@ pub(crate) fn args_ident(function: &Ident) -> Ident {
     pascal(function, "Args")
 }
 
-/// `#[tool]` on a free function.
-pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
-    let mut errors = Errors::default();
-    let attr = ToolAttr::parse(args, &mut errors);
+/// A free function under one of the macros, with its signature read; or, when it is not a free
+/// function, the tokens to emit instead (the user's item and the error).
+pub(crate) fn free_function(
+    item: TokenStream,
+    macro_name: &str,
+    what: &str,
+    errors: &mut Errors,
+) -> Result<(ItemFn, Signature), TokenStream> {
     let function: ItemFn = match syn::parse2(item.clone()) {
         Ok(function) => function,
         Err(_) => {
-            errors.push(not_a_function(&item, "tool"));
+            errors.push(not_a_function(&item, macro_name));
             let errors = errors.to_compile_errors();
-            return quote!(#item #errors);
+            return Err(quote!(#item #errors));
         }
     };
-    let sig = signature::read(&function.sig, "a tool", &mut errors);
+    let sig = signature::read(&function.sig, what, errors);
     if let Receiver::Ref = sig.receiver {
         // Inside a plain impl block nothing can be generated next to the method: report only this.
         errors.at(
             &function.sig.inputs,
-            "a method tool belongs in an `#[agent]` impl block, which registers it with its agent; a free `#[tool]` takes no `self`",
+            format!("a method {macro_name} belongs in an `#[agent]` impl block, which registers it with its agent; a free #[{macro_name}] takes no `self`"),
         );
         let errors = errors.to_compile_errors();
-        return quote!(#function #errors);
+        return Err(quote!(#function #errors));
     }
+    Ok((function, sig))
+}
+
+/// `#[tool]` on a free function.
+pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+    let mut errors = Errors::default();
+    let attr = ToolAttr::parse(args, &mut errors);
+    let (function, sig) = match free_function(item, "tool", "a tool", &mut errors) {
+        Ok(parsed) => parsed,
+        Err(tokens) => return tokens,
+    };
     let def = ToolDef {
         krate: krate(&attr.krate),
         vis: function.vis.clone(),
@@ -153,8 +168,7 @@ pub(crate) fn generate(def: &ToolDef, errors: &mut Errors) -> TokenStream {
     } = def;
     let args = args_ident(&sig.ident);
     let tool = tool_ident(&sig.ident);
-    let serde_crate = format!("{}::__private::serde", quote!(#krate)).replace(' ', "");
-    let schemars_crate = format!("{}::__private::schemars", quote!(#krate)).replace(' ', "");
+    let json = json_struct_attributes(krate);
     check_param_docs(def, errors);
     if !names_are_free(sig, &tool, &args, errors) {
         return quote!();
@@ -233,15 +247,7 @@ pub(crate) fn generate(def: &ToolDef, errors: &mut Errors) -> TokenStream {
     };
     quote! {
         #[doc = #args_doc]
-        #[derive(
-            #krate::__private::serde::Deserialize,
-            #krate::__private::serde::Serialize,
-            #krate::__private::schemars::JsonSchema,
-            ::core::clone::Clone,
-            ::core::fmt::Debug
-        )]
-        #[serde(crate = #serde_crate)]
-        #[schemars(crate = #schemars_crate)]
+        #json
         #vis struct #args {
             #(#fields,)*
         }
@@ -288,19 +294,10 @@ pub(crate) fn stub(def: &ToolDef) -> TokenStream {
     let args = args_ident(&def.sig.ident);
     let tool = tool_ident(&def.sig.ident);
     let name = &def.name;
-    let serde_crate = format!("{}::__private::serde", quote!(#krate)).replace(' ', "");
-    let schemars_crate = format!("{}::__private::schemars", quote!(#krate)).replace(' ', "");
+    let json = json_struct_attributes(krate);
     quote! {
         #[allow(missing_docs)]
-        #[derive(
-            #krate::__private::serde::Deserialize,
-            #krate::__private::serde::Serialize,
-            #krate::__private::schemars::JsonSchema,
-            ::core::clone::Clone,
-            ::core::fmt::Debug
-        )]
-        #[serde(crate = #serde_crate)]
-        #[schemars(crate = #schemars_crate)]
+        #json
         #vis struct #args {}
         #[allow(missing_docs)]
         #vis struct #tool;
