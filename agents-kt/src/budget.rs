@@ -27,6 +27,8 @@ pub struct Budget {
     pub per_tool_timeout: Duration,
     /// Size of one tool call's argument text (default 64 KiB).
     pub max_tool_args_bytes: usize,
+    /// Tokens (prompt plus completion, as the provider reports them) per run (default: no limit).
+    pub max_tokens: Option<u64>,
 }
 
 impl Default for Budget {
@@ -37,6 +39,7 @@ impl Default for Budget {
             max_duration: Duration::from_secs(300),
             per_tool_timeout: Duration::from_secs(60),
             max_tool_args_bytes: 64 * 1024,
+            max_tokens: None,
         }
     }
 }
@@ -60,6 +63,11 @@ impl Budget {
     /// Set [`Budget::per_tool_timeout`].
     pub fn per_tool_timeout(mut self, timeout: Duration) -> Self {
         self.per_tool_timeout = timeout;
+        self
+    }
+    /// Set [`Budget::max_tokens`].
+    pub fn max_tokens(mut self, tokens: u64) -> Self {
+        self.max_tokens = Some(tokens);
         self
     }
     /// Set [`Budget::max_tool_args_bytes`].
@@ -86,6 +94,8 @@ pub enum BudgetLimit {
     PerToolTimeout,
     /// [`Budget::max_tool_args_bytes`].
     MaxToolArgsBytes,
+    /// [`Budget::max_tokens`].
+    MaxTokens,
 }
 
 impl std::fmt::Display for BudgetLimit {
@@ -96,6 +106,7 @@ impl std::fmt::Display for BudgetLimit {
             BudgetLimit::MaxDuration => "max_duration",
             BudgetLimit::PerToolTimeout => "per_tool_timeout",
             BudgetLimit::MaxToolArgsBytes => "max_tool_args_bytes",
+            BudgetLimit::MaxTokens => "max_tokens",
         })
     }
 }
@@ -134,6 +145,7 @@ pub(crate) struct BudgetTracker {
     started: Instant,
     turns: u32,
     tool_calls: u32,
+    tokens: u64,
     /// (threshold index, limit) pairs that have fired: each fires once per run.
     fired: Vec<(usize, BudgetLimit)>,
 }
@@ -145,6 +157,7 @@ impl BudgetTracker {
             started: Instant::now(),
             turns: 0,
             tool_calls: 0,
+            tokens: 0,
             fired: Vec::new(),
         }
     }
@@ -182,6 +195,18 @@ impl BudgetTracker {
         Ok(())
     }
 
+    /// Count the tokens one model call used; an error once the run has used more than allowed.
+    pub(crate) fn add_tokens(&mut self, usage: crate::Usage) -> Result<(), AgentError> {
+        self.tokens = self.tokens.saturating_add(usage.total());
+        match self.budget.max_tokens {
+            Some(max) if self.tokens > max => Err(exceeded(
+                BudgetLimit::MaxTokens,
+                format!("the run used {} tokens, more than {max}", self.tokens),
+            )),
+            _ => Ok(()),
+        }
+    }
+
     pub(crate) fn check_duration(&self) -> Result<(), AgentError> {
         if self.started.elapsed() > self.budget.max_duration {
             return Err(duration_exceeded(self.budget.max_duration));
@@ -190,8 +215,8 @@ impl BudgetTracker {
     }
 
     /// Current usage of every counted limit.
-    pub(crate) fn usage(&self) -> [BudgetUsage; 3] {
-        [
+    pub(crate) fn usage(&self) -> Vec<BudgetUsage> {
+        let mut usage = vec![
             BudgetUsage {
                 limit: BudgetLimit::MaxTurns,
                 used: f64::from(self.turns),
@@ -207,7 +232,15 @@ impl BudgetTracker {
                 used: self.started.elapsed().as_secs_f64(),
                 max: self.budget.max_duration.as_secs_f64(),
             },
-        ]
+        ];
+        if let Some(max) = self.budget.max_tokens {
+            usage.push(BudgetUsage {
+                limit: BudgetLimit::MaxTokens,
+                used: self.tokens as f64,
+                max: max as f64,
+            });
+        }
+        usage
     }
 
     /// The thresholds (by index into `fractions`) newly crossed, each reported once per run.

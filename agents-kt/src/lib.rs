@@ -61,6 +61,8 @@ mod macros;
 mod message;
 mod model;
 mod observers;
+#[cfg(feature = "http")]
+mod providers;
 mod skill;
 mod tool;
 
@@ -74,6 +76,12 @@ pub use interceptor::{
 };
 pub use message::{ChatChunk, ChatRequest, ChatResponse, Message, Role, ToolCall, ToolSpec, Usage};
 pub use model::{ChatStream, ModelClient, ModelError, Reply, ResponseAssembler, ScriptedModel};
+#[cfg(feature = "anthropic")]
+pub use providers::Anthropic;
+#[cfg(feature = "openai")]
+pub use providers::OpenAiCompatible;
+#[cfg(feature = "http")]
+pub use providers::{HttpSettings, RetryPolicy};
 pub use skill::{IntoSkill, Skill, SkillContext, SkillError};
 pub use tool::{
     FromFn, IntoToolInterceptor, Tool, ToolArguments, ToolContext, ToolError, ToolInterceptor,

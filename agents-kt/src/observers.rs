@@ -20,6 +20,8 @@ pub(crate) type ToolProblemObserver = Arc<dyn Fn(&str, &Value, &str) + Send + Sy
 pub(crate) type ErrorObserver = Arc<dyn Fn(&AgentError) + Send + Sync>;
 /// Observes a budget threshold crossing.
 pub(crate) type BudgetObserver = Arc<dyn Fn(&BudgetUsage) + Send + Sync>;
+/// Observes the token usage of a model call.
+pub(crate) type UsageObserver = Arc<dyn Fn(&crate::Usage) + Send + Sync>;
 /// Observes an interceptor decision.
 pub(crate) type DecisionObserver = Arc<dyn Fn(&InterceptorDecision) + Send + Sync>;
 
@@ -35,6 +37,7 @@ pub(crate) struct Observers {
     pub budget_thresholds: Vec<f64>,
     pub budget: Vec<BudgetObserver>,
     pub decision: Vec<DecisionObserver>,
+    pub token_usage: Vec<UsageObserver>,
 }
 
 /// Call `observer`, isolating a panic: the run goes on and the panic is logged.

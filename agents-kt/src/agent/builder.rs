@@ -265,6 +265,15 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
         self
     }
 
+    /// Observe the tokens each model call used, as the provider reports them.
+    pub fn on_token_usage(
+        mut self,
+        observer: impl Fn(&crate::Usage) + Send + Sync + 'static,
+    ) -> Self {
+        self.observers.token_usage.push(Arc::new(observer));
+        self
+    }
+
     /// Observe every non-`Proceed` interceptor decision, effective or not.
     pub fn on_interceptor_decision(
         mut self,

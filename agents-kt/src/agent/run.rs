@@ -198,6 +198,12 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             self.emit(|| AgentEvent::TurnStarted { turn });
             self.publish(|ids| PipelineEvent::TurnStarted { ids, turn });
             let response = self.call_model(request).await?;
+            if let Some(usage) = response.usage {
+                for observer in &self.core.observers.token_usage {
+                    notify("on_token_usage", || observer(&usage));
+                }
+                self.spend(|budget| budget.add_tokens(usage))?;
+            }
             self.emit(|| AgentEvent::TurnCompleted {
                 turn,
                 content: response.content.clone(),

@@ -1,0 +1,353 @@
+//! Anthropic's Messages API.
+
+use futures::future::BoxFuture;
+use futures::{FutureExt, StreamExt, TryStreamExt, stream};
+use serde_json::{Map, Value, json};
+
+use super::http::{HttpSettings, json_body, preview, send};
+use super::sse::{self, Decoder, Step};
+use crate::{
+    ChatChunk, ChatRequest, ChatResponse, ChatStream, Message, ModelClient, ModelError, Role,
+    ToolCall, Usage,
+};
+
+const API_VERSION: &str = "2023-06-01";
+
+/// A client of Anthropic's Messages API.
+///
+/// ```no_run
+/// use agents_kt::{Agent, Anthropic};
+/// # fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// let model = Anthropic::new("claude-sonnet-4-5").api_key(std::env::var("ANTHROPIC_API_KEY")?);
+/// let agent: Agent<String, String> = Agent::builder("a").model(model).build()?;
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+pub struct Anthropic {
+    client: reqwest::Client,
+    base_url: String,
+    api_key: Option<String>,
+    model: String,
+    max_tokens: u32,
+    settings: HttpSettings,
+}
+
+impl Anthropic {
+    /// A client of Anthropic's API using `model`.
+    pub fn new(model: impl Into<String>) -> Self {
+        let settings = HttpSettings::default();
+        Anthropic {
+            client: settings.client().unwrap_or_default(),
+            base_url: "https://api.anthropic.com".into(),
+            api_key: None,
+            model: model.into(),
+            max_tokens: 4096,
+            settings,
+        }
+    }
+
+    /// A client configured from `ANTHROPIC_API_KEY`, `AGENTS_KT_MODEL` (required) and, if set,
+    /// `ANTHROPIC_BASE_URL`.
+    pub fn from_env() -> Result<Self, ModelError> {
+        let model = std::env::var("AGENTS_KT_MODEL")
+            .map_err(|_| ModelError::Other("set AGENTS_KT_MODEL and ANTHROPIC_API_KEY".into()))?;
+        let mut client = Anthropic::new(model);
+        if let Ok(key) = std::env::var("ANTHROPIC_API_KEY") {
+            client = client.api_key(key);
+        }
+        if let Ok(base) = std::env::var("ANTHROPIC_BASE_URL") {
+            client = client.base_url(base);
+        }
+        Ok(client)
+    }
+
+    /// Send `x-api-key: <key>`.
+    pub fn api_key(mut self, key: impl Into<String>) -> Self {
+        self.api_key = Some(key.into());
+        self
+    }
+
+    /// Another endpoint (a proxy, or a test server).
+    pub fn base_url(mut self, base_url: impl Into<String>) -> Self {
+        self.base_url = base_url.into().trim_end_matches('/').to_string();
+        self
+    }
+
+    /// The most tokens one answer may take (default 4096; the API requires a value).
+    pub fn max_tokens(mut self, tokens: u32) -> Self {
+        self.max_tokens = tokens;
+        self
+    }
+
+    /// Timeouts and retries.
+    pub fn settings(mut self, settings: HttpSettings) -> Self {
+        if let Ok(client) = settings.client() {
+            self.client = client;
+        }
+        self.settings = settings;
+        self
+    }
+
+    fn post(&self, body: &str) -> reqwest::RequestBuilder {
+        let request = self
+            .client
+            .post(format!("{}/v1/messages", self.base_url))
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .header("anthropic-version", API_VERSION)
+            .body(body.to_string());
+        match &self.api_key {
+            Some(key) => request.header("x-api-key", key),
+            None => request,
+        }
+    }
+
+    /// The request body for `request`: system messages become `system`, tool results become
+    /// `tool_result` blocks of a user turn (consecutive ones merged, as the API requires).
+    pub(crate) fn body(&self, request: &ChatRequest, stream: bool) -> Value {
+        let system: Vec<&str> = request
+            .messages
+            .iter()
+            .filter(|m| m.role == Role::System)
+            .map(|m| m.content.as_str())
+            .collect();
+        let mut messages: Vec<Value> = Vec::new();
+        for message in request.messages.iter().filter(|m| m.role != Role::System) {
+            let (role, blocks) = blocks(message);
+            match messages.last_mut() {
+                Some(last) if last["role"] == role => {
+                    if let Some(content) = last["content"].as_array_mut() {
+                        content.extend(blocks);
+                    }
+                }
+                _ => messages.push(json!({"role": role, "content": blocks})),
+            }
+        }
+        let mut body = Map::new();
+        body.insert("model".into(), json!(self.model));
+        body.insert("max_tokens".into(), json!(self.max_tokens));
+        if !system.is_empty() {
+            body.insert("system".into(), json!(system.join("\n\n")));
+        }
+        body.insert("messages".into(), Value::Array(messages));
+        if !request.tools.is_empty() {
+            let tools = request
+                .tools
+                .iter()
+                .map(|tool| json!({"name": tool.name, "description": tool.description, "input_schema": tool.parameters}))
+                .collect();
+            body.insert("tools".into(), Value::Array(tools));
+        }
+        if stream {
+            body.insert("stream".into(), json!(true));
+        }
+        Value::Object(body)
+    }
+}
+
+/// A message's role and content blocks in the Messages shape.
+fn blocks(message: &Message) -> (&'static str, Vec<Value>) {
+    match message.role {
+        Role::Tool => (
+            "user",
+            vec![json!({
+                "type": "tool_result",
+                "tool_use_id": message.tool_call_id.clone().unwrap_or_default(),
+                "content": message.content,
+                "is_error": message.is_error,
+            })],
+        ),
+        Role::Assistant => {
+            let mut content = Vec::new();
+            if !message.content.is_empty() {
+                content.push(json!({"type": "text", "text": message.content}));
+            }
+            for call in &message.tool_calls {
+                // The model's argument text was validated before any tool ran; text that is not
+                // JSON is sent as a string so nothing is lost.
+                let input = serde_json::from_str::<Value>(&call.arguments)
+                    .unwrap_or_else(|_| Value::String(call.arguments.clone()));
+                content.push(
+                    json!({"type": "tool_use", "id": call.id, "name": call.name, "input": input}),
+                );
+            }
+            ("assistant", content)
+        }
+        _ => (
+            "user",
+            vec![json!({"type": "text", "text": message.content})],
+        ),
+    }
+}
+
+/// A whole Messages answer.
+fn response(body: &Value) -> Result<ChatResponse, ModelError> {
+    if body.get("type").and_then(Value::as_str) == Some("error") {
+        return Err(ModelError::Other(format!(
+            "provider error: {}",
+            body["error"]
+        )));
+    }
+    let content = body
+        .get("content")
+        .and_then(Value::as_array)
+        .ok_or_else(|| {
+            ModelError::InvalidResponse(format!("no content in {}", preview(&body.to_string())))
+        })?;
+    let mut answer = ChatResponse::default();
+    for block in content {
+        match block.get("type").and_then(Value::as_str) {
+            Some("text") => answer
+                .content
+                .push_str(block["text"].as_str().unwrap_or_default()),
+            Some("tool_use") => answer.tool_calls.push(ToolCall::new(
+                block["id"].as_str().unwrap_or_default(),
+                block["name"].as_str().unwrap_or_default(),
+                block
+                    .get("input")
+                    .map_or_else(|| "{}".to_string(), Value::to_string),
+            )),
+            _ => {}
+        }
+    }
+    answer.usage = body.get("usage").map(|usage| Usage {
+        prompt_tokens: usage["input_tokens"].as_u64().unwrap_or(0),
+        completion_tokens: usage["output_tokens"].as_u64().unwrap_or(0),
+    });
+    Ok(answer)
+}
+
+/// Messages stream events; `message_stop` ends the answer, unknown events are ignored.
+#[derive(Default)]
+struct EventDecoder {
+    prompt_tokens: u64,
+}
+
+impl Decoder for EventDecoder {
+    fn decode(&mut self, event: &eventsource_stream::Event) -> Result<Step, ModelError> {
+        let step = |chunks| {
+            Ok(Step {
+                chunks,
+                done: false,
+            })
+        };
+        if event.data.trim().is_empty() {
+            return step(Vec::new());
+        }
+        let data: Value = serde_json::from_str(&event.data).map_err(|error| {
+            ModelError::InvalidResponse(format!(
+                "stream event is not JSON ({error}): {}",
+                preview(&event.data)
+            ))
+        })?;
+        let kind = data
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or(event.event.as_str());
+        let index = || {
+            data.get("index")
+                .and_then(Value::as_u64)
+                .map_or(0, |i| usize::try_from(i).unwrap_or(usize::MAX))
+        };
+        match kind {
+            "message_start" => {
+                self.prompt_tokens = data
+                    .pointer("/message/usage/input_tokens")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0);
+                step(Vec::new())
+            }
+            "content_block_start" => {
+                match data.pointer("/content_block/type").and_then(Value::as_str) {
+                    Some("tool_use") => step(vec![ChatChunk::ToolCallDelta {
+                        index: index(),
+                        id: data
+                            .pointer("/content_block/id")
+                            .and_then(Value::as_str)
+                            .map(str::to_string),
+                        name: data
+                            .pointer("/content_block/name")
+                            .and_then(Value::as_str)
+                            .map(str::to_string),
+                        arguments: String::new(),
+                    }]),
+                    Some("text") => {
+                        let text = data
+                            .pointer("/content_block/text")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default();
+                        step(if text.is_empty() {
+                            Vec::new()
+                        } else {
+                            vec![ChatChunk::Text(text.to_string())]
+                        })
+                    }
+                    _ => step(Vec::new()),
+                }
+            }
+            "content_block_delta" => match data.pointer("/delta/type").and_then(Value::as_str) {
+                Some("text_delta") => {
+                    let text = data
+                        .pointer("/delta/text")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    step(if text.is_empty() {
+                        Vec::new()
+                    } else {
+                        vec![ChatChunk::Text(text.to_string())]
+                    })
+                }
+                Some("input_json_delta") => step(vec![ChatChunk::ToolCallDelta {
+                    index: index(),
+                    id: None,
+                    name: None,
+                    arguments: data
+                        .pointer("/delta/partial_json")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string(),
+                }]),
+                _ => step(Vec::new()),
+            },
+            "message_delta" => match data.pointer("/usage/output_tokens").and_then(Value::as_u64) {
+                Some(output) => step(vec![ChatChunk::Usage(Usage {
+                    prompt_tokens: self.prompt_tokens,
+                    completion_tokens: output,
+                })]),
+                None => step(Vec::new()),
+            },
+            "message_stop" => Ok(Step {
+                chunks: Vec::new(),
+                done: true,
+            }),
+            "error" => Err(ModelError::Other(format!(
+                "provider error mid-stream: {}",
+                data["error"]
+            ))),
+            // ping, content_block_stop, and event types added later.
+            _ => step(Vec::new()),
+        }
+    }
+}
+
+impl ModelClient for Anthropic {
+    fn chat<'a>(
+        &'a self,
+        request: &'a ChatRequest,
+    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+        async move {
+            let body = self.body(request, false).to_string();
+            let reply = send(|| self.post(&body), &self.settings).await?;
+            response(&json_body(reply).await?)
+        }
+        .boxed()
+    }
+
+    fn chat_stream<'a>(&'a self, request: &'a ChatRequest) -> ChatStream<'a> {
+        let body = self.body(request, true).to_string();
+        let idle = self.settings.idle_timeout;
+        stream::once(async move { send(|| self.post(&body), &self.settings).await })
+            .map_ok(move |reply| sse::chunks(reply, idle, EventDecoder::default()))
+            .try_flatten()
+            .boxed()
+    }
+}

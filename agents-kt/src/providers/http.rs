@@ -1,0 +1,217 @@
+//! The transport both providers share: one request with retries (exponential backoff with jitter
+//! on 429, 5xx and connection failures, honouring `Retry-After`), and timeouts.
+
+use std::time::Duration;
+
+use rand::Rng;
+use reqwest::{RequestBuilder, Response, StatusCode};
+
+use crate::ModelError;
+
+/// When and how often a failed request is retried. A streamed answer is never retried once it
+/// has started delivering.
+///
+/// ```
+/// use std::time::Duration;
+/// let policy = agents_kt::RetryPolicy { max_retries: 2, ..Default::default() };
+/// assert_eq!(policy.max_retries, 2);
+/// assert_eq!(policy.initial_backoff, Duration::from_millis(500));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct RetryPolicy {
+    /// Retries after the first attempt (default 3).
+    pub max_retries: u32,
+    /// Backoff before the first retry, doubled for each later one (default 500 ms).
+    pub initial_backoff: Duration,
+    /// The longest backoff, and the longest `Retry-After` honoured (default 30 s).
+    pub max_backoff: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            max_retries: 3,
+            initial_backoff: Duration::from_millis(500),
+            max_backoff: Duration::from_secs(30),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// The wait before retry number `retry` (from 0): the server's `Retry-After` if it gave one,
+    /// else exponential backoff with full jitter; never above `max_backoff`.
+    fn delay(&self, retry: u32, retry_after: Option<Duration>) -> Duration {
+        if let Some(wait) = retry_after {
+            return wait.min(self.max_backoff);
+        }
+        let ceiling = self
+            .initial_backoff
+            .saturating_mul(1u32 << retry.min(16))
+            .min(self.max_backoff);
+        let millis = u64::try_from(ceiling.as_millis()).unwrap_or(u64::MAX);
+        Duration::from_millis(rand::rng().random_range(millis / 2..=millis.max(1)))
+    }
+}
+
+/// Timeouts and retries of a provider client.
+///
+/// ```
+/// use std::time::Duration;
+/// let settings = agents_kt::HttpSettings::default();
+/// assert_eq!(settings.request_timeout, Duration::from_secs(120));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpSettings {
+    /// Longest wait for a whole (non-streamed) answer, and for a stream's response headers.
+    pub request_timeout: Duration,
+    /// Longest silence between two events of a streamed answer.
+    pub idle_timeout: Duration,
+    /// Longest wait for a connection.
+    pub connect_timeout: Duration,
+    /// Retries of failed requests.
+    pub retry: RetryPolicy,
+}
+
+impl Default for HttpSettings {
+    fn default() -> Self {
+        HttpSettings {
+            request_timeout: Duration::from_secs(120),
+            idle_timeout: Duration::from_secs(60),
+            connect_timeout: Duration::from_secs(10),
+            retry: RetryPolicy::default(),
+        }
+    }
+}
+
+impl HttpSettings {
+    pub(crate) fn client(&self) -> Result<reqwest::Client, ModelError> {
+        reqwest::Client::builder()
+            .connect_timeout(self.connect_timeout)
+            .build()
+            .map_err(|error| {
+                ModelError::Transport(format!("could not build the HTTP client: {error}"))
+            })
+    }
+}
+
+/// Send the request `build` makes, retrying what is worth retrying. Returns the successful
+/// response (its body not yet read), or the provider's error with status and body.
+pub(crate) async fn send(
+    build: impl Fn() -> RequestBuilder,
+    settings: &HttpSettings,
+) -> Result<Response, ModelError> {
+    let mut retry = 0;
+    loop {
+        let attempt = build().timeout(settings.request_timeout).send().await;
+        let (error, retry_after) = match attempt {
+            Ok(response) if response.status().is_success() => return Ok(response),
+            Ok(response) => {
+                let status = response.status();
+                let retry_after = retry_after(&response);
+                let body = response.text().await.unwrap_or_default();
+                let error = ModelError::Http {
+                    status: status.as_u16(),
+                    body,
+                };
+                if !retryable(status) {
+                    return Err(error);
+                }
+                (error, retry_after)
+            }
+            Err(error) => {
+                let retryable = error.is_connect() || error.is_timeout() || error.is_request();
+                let error = ModelError::Transport(error_chain(&error));
+                if !retryable {
+                    return Err(error);
+                }
+                (error, None)
+            }
+        };
+        if retry >= settings.retry.max_retries {
+            return Err(error);
+        }
+        let wait = settings.retry.delay(retry, retry_after);
+        tracing::warn!(%error, retry = retry + 1, wait_ms = wait.as_millis() as u64, "model request failed; retrying");
+        tokio::time::sleep(wait).await;
+        retry += 1;
+    }
+}
+
+fn retryable(status: StatusCode) -> bool {
+    status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error()
+}
+
+/// `Retry-After` in seconds, when the server sent one.
+fn retry_after(response: &Response) -> Option<Duration> {
+    let value = response.headers().get(reqwest::header::RETRY_AFTER)?;
+    let seconds: f64 = value.to_str().ok()?.trim().parse().ok()?;
+    (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds))
+}
+
+/// An error with its sources, which is where reqwest says what actually failed.
+pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+/// Read a successful response's JSON body.
+pub(crate) async fn json_body(response: Response) -> Result<serde_json::Value, ModelError> {
+    let text = response
+        .text()
+        .await
+        .map_err(|error| ModelError::Transport(error_chain(&error)))?;
+    serde_json::from_str(&text).map_err(|error| {
+        ModelError::InvalidResponse(format!(
+            "the body is not JSON ({error}): {}",
+            preview(&text)
+        ))
+    })
+}
+
+/// The start of a long text, for error messages.
+pub(crate) fn preview(text: &str) -> String {
+    const LIMIT: usize = 500;
+    match text.char_indices().nth(LIMIT) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_grows_with_jitter_and_is_capped() {
+        let policy = RetryPolicy {
+            max_retries: 5,
+            initial_backoff: Duration::from_millis(100),
+            max_backoff: Duration::from_millis(1000),
+        };
+        for _ in 0..100 {
+            let first = policy.delay(0, None);
+            assert!(first >= Duration::from_millis(50) && first <= Duration::from_millis(100));
+            let later = policy.delay(10, None);
+            assert!(later >= Duration::from_millis(500) && later <= Duration::from_millis(1000));
+        }
+    }
+
+    #[test]
+    fn retry_after_wins_but_is_capped() {
+        let policy = RetryPolicy::default();
+        assert_eq!(
+            policy.delay(0, Some(Duration::from_secs(2))),
+            Duration::from_secs(2)
+        );
+        assert_eq!(
+            policy.delay(0, Some(Duration::from_secs(999))),
+            policy.max_backoff
+        );
+    }
+}
