@@ -170,6 +170,12 @@ pub enum BuildError {
         /// The skill.
         skill: String,
     },
+    /// A skill name (to expose, say) names no skill of the agent.
+    #[error("the agent has no skill named '{name}'")]
+    UnknownSkill {
+        /// The name.
+        name: String,
+    },
     /// A budget threshold fraction outside (0, 1].
     #[error("budget threshold {fraction} is not in (0, 1]")]
     InvalidThreshold {

@@ -58,6 +58,8 @@ mod events;
 mod interceptor;
 mod macro_support;
 mod macros;
+#[cfg(feature = "mcp")]
+mod mcp;
 mod message;
 mod model;
 mod observers;
@@ -74,6 +76,8 @@ pub use events::{AgentEvent, InterceptionPoint, InterceptorDecision, PipelineEve
 pub use interceptor::{
     FnInterceptor, Intercepted, Interceptor, InterceptorReturn, IntoDecision, markers,
 };
+#[cfg(feature = "mcp")]
+pub use mcp::{McpClient, McpServeError, McpServer, McpServerBuilder};
 pub use message::{ChatChunk, ChatRequest, ChatResponse, Message, Role, ToolCall, ToolSpec, Usage};
 pub use model::{ChatStream, ModelClient, ModelError, Reply, ResponseAssembler, ScriptedModel};
 #[cfg(feature = "anthropic")]

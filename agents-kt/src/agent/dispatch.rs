@@ -11,16 +11,20 @@ use super::run::Run;
 use crate::budget::{BudgetTracker, exceeded};
 use crate::observers::notify;
 use crate::tool::ToolEvents;
-use crate::tool::runtime::{CallRecord, CallResult, ToolFailure, ToolRuntime};
+use crate::tool::runtime::{CallRecord, CallResult, ErasedTool, ToolFailure, ToolRuntime};
 use crate::{
     AgentError, AgentEvent, BudgetLimit, InterceptionPoint, Message, PipelineEvent, Tool, ToolCall,
     ToolContext,
 };
 
-/// What the model is told about a call, and whether it reports an error.
-struct Answer {
-    text: String,
-    is_error: bool,
+/// How a tool call ended, as its caller (the model, or an MCP client) is told.
+pub(crate) struct Answer {
+    /// The text for the caller: the result, or the error.
+    pub text: String,
+    /// Whether the call was rejected, denied or failed.
+    pub is_error: bool,
+    /// The result as JSON, when the tool (or a substitute) produced one.
+    pub output: Option<Value>,
 }
 
 impl<OUT: Clone + Send + 'static> Run<OUT> {
@@ -52,29 +56,40 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                     "ERROR: Tool '{}' is unknown for skill '{skill}'. Allowed tools: {allowed}",
                     call.name
                 );
-                return Ok(self.reject(call, text));
+                let answer = self.reject(call, text);
+                return Ok(Message::tool_result(&call.id, answer.text, true));
             };
-            self.spend(BudgetTracker::begin_tool_call)?;
-            let limit = self.max_tool_args_bytes();
-            if call.arguments.len() > limit {
-                let text = format!(
-                    "ERROR: Arguments for tool '{}' are too large: {} bytes, the limit is {limit} bytes ({})",
-                    call.name,
-                    call.arguments.len(),
-                    BudgetLimit::MaxToolArgsBytes
-                );
-                return Ok(self.reject(call, text));
-            }
-            let ctx = self.tool_context(&call.id);
-            let record = tool
-                .call_json(&call.arguments, &ctx, Some(self.tool_timeout()))
-                .await;
-            let raw_args = || parse_or_text(&call.arguments);
-            let answer = self.finish_call(&call.id, tool.name(), &record, raw_args)?;
+            let answer = self.call_tool(tool, call).await?;
             Ok(Message::tool_result(&call.id, answer.text, answer.is_error))
         }
         .instrument(span)
         .await
+    }
+
+    /// A call of a tool the caller may use (the allow-list, or the MCP exposure, already
+    /// checked): budget → size → parse → chain → tool, then everyone is told.
+    pub(crate) async fn call_tool(
+        self: &Arc<Self>,
+        tool: &Arc<dyn ErasedTool>,
+        call: &ToolCall,
+    ) -> Result<Answer, AgentError> {
+        self.spend(BudgetTracker::begin_tool_call)?;
+        let limit = self.max_tool_args_bytes();
+        if call.arguments.len() > limit {
+            let text = format!(
+                "ERROR: Arguments for tool '{}' are too large: {} bytes, the limit is {limit} bytes ({})",
+                call.name,
+                call.arguments.len(),
+                BudgetLimit::MaxToolArgsBytes
+            );
+            return Ok(self.reject(call, text));
+        }
+        let ctx = self.tool_context(&call.id);
+        let record = tool
+            .call_json(&call.arguments, &ctx, Some(self.tool_timeout()))
+            .await;
+        let raw_args = || parse_or_text(&call.arguments);
+        self.finish_call(&call.id, tool.name(), &record, raw_args)
     }
 
     /// A code skill's typed call of tool `T`.
@@ -130,8 +145,8 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         )
     }
 
-    /// Refuse a call before any interceptor sees it, telling the model why.
-    fn reject(&self, call: &ToolCall, text: String) -> Message {
+    /// Refuse a call before any interceptor sees it, telling the caller why.
+    pub(crate) fn reject(&self, call: &ToolCall, text: String) -> Answer {
         tracing::Span::current().record("decision", "Rejected");
         self.publish(|ids| PipelineEvent::ToolRejected {
             ids,
@@ -146,7 +161,11 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             result: Value::String(text.clone()),
             is_error: true,
         });
-        Message::tool_result(&call.id, text, true)
+        Answer {
+            text,
+            is_error: true,
+            output: None,
+        }
     }
 
     /// Tell observers, the pipeline and the session how a call ended, and word the answer for the
@@ -175,6 +194,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                     Answer {
                         text,
                         is_error: true,
+                        output: None,
                     },
                 )
             }
@@ -203,6 +223,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                     Answer {
                         text,
                         is_error: false,
+                        output: Some(output.clone()),
                     },
                 )
             }
@@ -223,6 +244,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                     Answer {
                         text,
                         is_error: true,
+                        output: None,
                     },
                 )
             }
@@ -245,6 +267,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                     Answer {
                         text,
                         is_error: true,
+                        output: None,
                     },
                 )
             }

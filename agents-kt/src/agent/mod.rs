@@ -1,7 +1,7 @@
 //! The agent: skills over a model and tools, every step guarded by interceptor chains.
 
 mod builder;
-mod dispatch;
+pub(crate) mod dispatch;
 mod output;
 pub(crate) mod run;
 mod session;
@@ -147,7 +147,15 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
     pub async fn run(&self, input: IN) -> Result<OUT, AgentError> {
         let ids = self.next_ids("run");
         let run = Arc::new(Run::new(Arc::clone(&self.inner.core), ids, None));
-        self.execute(input, run).await
+        self.execute(input, run, None).await
+    }
+
+    /// Run the skill named `skill` on `input` (the chat path), skipping the selector; the skill
+    /// chain still runs. This is how an MCP client calls an exposed skill.
+    pub async fn run_skill_named(&self, skill: &str, input: IN) -> Result<OUT, AgentError> {
+        let ids = self.next_ids("run");
+        let run = Arc::new(Run::new(Arc::clone(&self.inner.core), ids, None));
+        self.execute(input, run, Some(skill.to_string())).await
     }
 
     /// Start a session on `input` (the stream path: the model is called through `chat_stream`,
@@ -162,7 +170,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
             Some(sender),
         ));
         let agent = self.clone();
-        let task = tokio::spawn(async move { agent.execute(input, run).await });
+        let task = tokio::spawn(async move { agent.execute(input, run, None).await });
         AgentSession::new(ids, receiver, task)
     }
 
@@ -176,6 +184,49 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         self.inner.skills.iter().map(|skill| skill.name()).collect()
     }
 
+    /// Call tool `name` as an MCP client `client` asked: a run of its own (the client is its
+    /// session), through the tool's chain, reported like any other tool call.
+    #[cfg(feature = "mcp")]
+    pub(crate) async fn call_tool_for(
+        &self,
+        client: &str,
+        name: &str,
+        arguments: String,
+    ) -> Result<dispatch::Answer, AgentError> {
+        let core = &self.inner.core;
+        let tool = core.tool(name).ok_or_else(|| AgentError::UnknownTool {
+            tool: name.to_string(),
+        })?;
+        let mut ids = self.next_ids("mcp");
+        ids.session_id = format!("{}/mcp-client/{client}", core.name);
+        let call = crate::ToolCall::new(core.next_call_id(), name, arguments);
+        let run = Arc::new(Run::new(Arc::clone(core), ids, None));
+        let span = tracing::info_span!(
+            "tool_call",
+            tool = %name, call_id = %call.id, client = %client, decision = tracing::field::Empty
+        );
+        run.call_tool(tool, &call).instrument(span).await
+    }
+
+    /// The agent's tool named `name`, for MCP listing.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn tool_spec(&self, name: &str) -> Option<crate::ToolSpec> {
+        self.inner.core.tool(name).map(|tool| tool.spec().clone())
+    }
+
+    /// Record that `client`'s call of `tool` was refused by the MCP client policy.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn audit_refusal(&self, client: &str, tool: &str, reason: &str) {
+        let mut ids = self.next_ids("mcp");
+        ids.session_id = format!("{}/mcp-client/{client}", self.inner.core.name);
+        self.inner.core.hub.publish(|| PipelineEvent::ToolRejected {
+            ids,
+            call_id: String::new(),
+            tool: tool.to_string(),
+            reason: reason.to_string(),
+        });
+    }
+
     fn next_ids(&self, kind: &str) -> RunIds {
         let core = &self.inner.core;
         let number = core.runs.fetch_add(1, Ordering::Relaxed) + 1;
@@ -187,7 +238,12 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
     }
 
     /// Both paths: the run within its time budget, then the final report.
-    async fn execute(&self, input: IN, run: Arc<Run<OUT>>) -> Result<OUT, AgentError> {
+    async fn execute(
+        &self,
+        input: IN,
+        run: Arc<Run<OUT>>,
+        skill: Option<String>,
+    ) -> Result<OUT, AgentError> {
         let core = &self.inner.core;
         let span = tracing::info_span!(
             "agent_run",
@@ -199,7 +255,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
                 agent: core.name.clone(),
             });
             let result =
-                tokio::time::timeout(core.budget.max_duration, self.run_skill(input, &run))
+                tokio::time::timeout(core.budget.max_duration, self.run_skill(input, &run, skill))
                     .await
                     .unwrap_or_else(|_| Err(duration_exceeded(core.budget.max_duration)));
             match &result {
@@ -231,11 +287,17 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
     }
 
     /// Resolve the skill, pass the skill chain, and run the chosen skill.
-    async fn run_skill(&self, input: IN, run: &Arc<Run<OUT>>) -> Result<OUT, AgentError> {
+    async fn run_skill(
+        &self,
+        input: IN,
+        run: &Arc<Run<OUT>>,
+        skill: Option<String>,
+    ) -> Result<OUT, AgentError> {
         let inner = &self.inner;
-        let requested = match &inner.selector {
-            Some(select) => select(&input),
-            None => inner.skills[0].name.clone(),
+        let requested = match (skill, &inner.selector) {
+            (Some(skill), _) => skill,
+            (None, Some(select)) => select(&input),
+            (None, None) => inner.skills[0].name.clone(),
         };
         self.skill(&requested)?;
         let outcome = run_chain(&inner.skill_chain, requested).await;

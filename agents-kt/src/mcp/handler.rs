@@ -1,0 +1,261 @@
+//! The `rmcp` server handler: `tools/list` and `tools/call` over the exposed tools and skills.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+use tokio::io::{AsyncRead, AsyncWrite};
+
+use super::{Exposed, McpClient, McpServeError, McpServer};
+use crate::{AgentError, AgentInput, AgentOutput};
+
+/// What an exposed skill's input and output must be to cross MCP.
+pub trait McpSkillTypes: AgentInput + DeserializeOwned + JsonSchema {}
+impl<T: AgentInput + DeserializeOwned + JsonSchema> McpSkillTypes for T {}
+
+impl<IN, OUT> McpServer<IN, OUT>
+where
+    IN: McpSkillTypes + Sync,
+    OUT: AgentOutput + Serialize + Sync,
+{
+    /// Serve over stdin/stdout until the client disconnects.
+    pub async fn serve_stdio(self) -> Result<(), McpServeError> {
+        self.serve(rmcp::transport::stdio()).await
+    }
+
+    /// Serve over any byte stream pair (a pipe, a socket, an in-process duplex).
+    pub async fn serve<R, W>(self, transport: (R, W)) -> Result<(), McpServeError>
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        let handler = Handler {
+            exposed: Arc::clone(&self.inner),
+        };
+        let running = handler
+            .serve(transport)
+            .await
+            .map_err(|error| McpServeError(error.to_string()))?;
+        running
+            .waiting()
+            .await
+            .map(|_| ())
+            .map_err(|error| McpServeError(error.to_string()))
+    }
+}
+
+struct Handler<IN, OUT> {
+    exposed: Arc<Exposed<IN, OUT>>,
+}
+
+impl<IN, OUT> Clone for Handler<IN, OUT> {
+    fn clone(&self) -> Self {
+        Handler {
+            exposed: Arc::clone(&self.exposed),
+        }
+    }
+}
+
+/// The client of this connection, from its `initialize` request.
+fn client_of(context: &RequestContext<RoleServer>) -> McpClient {
+    match context.peer.peer_info() {
+        Some(info) => McpClient {
+            name: info.client_info.name.clone(),
+            version: info.client_info.version.clone(),
+        },
+        None => McpClient {
+            name: "(unknown)".into(),
+            version: String::new(),
+        },
+    }
+}
+
+impl<IN, OUT> Handler<IN, OUT>
+where
+    IN: McpSkillTypes + Sync,
+    OUT: AgentOutput + Serialize + Sync,
+{
+    fn allowed(&self, client: &McpClient, name: &str) -> bool {
+        self.exposed
+            .policy
+            .as_ref()
+            .is_none_or(|policy| policy(client, name))
+    }
+
+    /// Every exposed tool and skill this client may call, as MCP tools.
+    fn listing(&self, client: &McpClient) -> Vec<McpTool> {
+        let agent = &self.exposed.agent;
+        let tools = self.exposed.tools.iter().filter_map(|name| {
+            let spec = agent.tool_spec(name)?;
+            Some(McpTool::new(
+                spec.name,
+                spec.description,
+                object(spec.parameters),
+            ))
+        });
+        let skills = self.exposed.skills.iter().map(|name| {
+            McpTool::new(
+                name.clone(),
+                format!("Skill '{name}' of agent '{}'.", agent.name()),
+                object(skill_input_schema::<IN>()),
+            )
+        });
+        tools
+            .chain(skills)
+            .filter(|tool| self.allowed(client, &tool.name))
+            .collect()
+    }
+
+    async fn call(
+        &self,
+        client: &McpClient,
+        request: CallToolRequestParams,
+    ) -> Result<CallToolResult, ErrorData> {
+        let name = request.name.to_string();
+        let exposed_tool = self.exposed.tools.iter().any(|tool| *tool == name);
+        let exposed_skill = self.exposed.skills.contains(&name);
+        if !exposed_tool && !exposed_skill {
+            return Err(ErrorData::invalid_params(
+                format!("unknown tool '{name}'"),
+                Some(json!({"tool": name})),
+            ));
+        }
+        if !self.allowed(client, &name) {
+            let reason = format!("client '{}' may not call '{name}'", client.name);
+            self.exposed
+                .agent
+                .audit_refusal(&client.name, &name, &reason);
+            return Err(ErrorData::invalid_request(
+                reason,
+                Some(json!({"tool": name})),
+            ));
+        }
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        if exposed_tool {
+            let answer = self
+                .exposed
+                .agent
+                .call_tool_for(&client.name, &name, arguments.to_string())
+                .await
+                .map_err(|error| tool_failure(&error))?;
+            let mut result = if answer.is_error {
+                CallToolResult::error(vec![ContentBlock::text(answer.text)])
+            } else {
+                CallToolResult::success(vec![ContentBlock::text(answer.text)])
+            };
+            if let Some(output @ Value::Object(_)) = answer.output {
+                result.structured_content = Some(output);
+            }
+            return Ok(result);
+        }
+        let input: IN = skill_input(arguments).map_err(|reason| {
+            ErrorData::invalid_params(format!("invalid input for skill '{name}': {reason}"), None)
+        })?;
+        Ok(
+            match self.exposed.agent.run_skill_named(&name, input).await {
+                Ok(output) => match serde_json::to_value(&output) {
+                    Ok(Value::String(text)) => {
+                        CallToolResult::success(vec![ContentBlock::text(text)])
+                    }
+                    Ok(value) => {
+                        let mut result =
+                            CallToolResult::success(vec![ContentBlock::text(value.to_string())]);
+                        if value.is_object() {
+                            result.structured_content = Some(value);
+                        }
+                        result
+                    }
+                    Err(error) => CallToolResult::error(vec![ContentBlock::text(format!(
+                        "ERROR: the output of skill '{name}' is not JSON: {error}"
+                    ))]),
+                },
+                Err(error) => {
+                    CallToolResult::error(vec![ContentBlock::text(format!("ERROR: {error}"))])
+                }
+            },
+        )
+    }
+}
+
+/// A run-ending error of an MCP tool call (a budget overrun) as the client's error result.
+fn tool_failure(error: &AgentError) -> ErrorData {
+    ErrorData::internal_error(error.to_string(), None)
+}
+
+/// A JSON Schema as MCP's object map; schemas here are always objects.
+fn object(schema: Value) -> Map<String, Value> {
+    match schema {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}
+
+/// An exposed skill's input schema: `IN`'s own when it is an object, else `{input: IN}`.
+fn skill_input_schema<IN: JsonSchema>() -> Value {
+    let mut schema = serde_json::to_value(schemars::schema_for!(IN)).unwrap_or(Value::Null);
+    if let Value::Object(map) = &mut schema {
+        map.remove("$schema");
+    }
+    if schema.get("type") == Some(&json!("object")) {
+        schema
+    } else {
+        json!({"type": "object", "properties": {"input": schema}, "required": ["input"]})
+    }
+}
+
+/// An exposed skill's input from a call's arguments (see [`skill_input_schema`]).
+fn skill_input<IN: DeserializeOwned + JsonSchema>(arguments: Value) -> Result<IN, String> {
+    let wrapped = skill_input_schema::<IN>()
+        .pointer("/properties/input")
+        .is_some()
+        && serde_json::to_value(schemars::schema_for!(IN))
+            .ok()
+            .and_then(|s| s.get("type").cloned())
+            != Some(json!("object"));
+    let value = if wrapped {
+        arguments.get("input").cloned().unwrap_or(Value::Null)
+    } else {
+        arguments
+    };
+    serde_json::from_value(value).map_err(|error| error.to_string())
+}
+
+impl<IN, OUT> ServerHandler for Handler<IN, OUT>
+where
+    IN: McpSkillTypes + Sync,
+    OUT: AgentOutput + Serialize + Sync,
+{
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
+            Implementation::new(self.exposed.agent.name(), env!("CARGO_PKG_VERSION")),
+        )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let client = client_of(&context);
+        Ok(ListToolsResult::with_all_items(self.listing(&client)))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let client = client_of(&context);
+        self.call(&client, request)
+            .await
+            .map(CallToolResponse::from)
+    }
+}

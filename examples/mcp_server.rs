@@ -1,0 +1,83 @@
+//! An agent's tools and a skill served over MCP on stdio, with interceptors on `tools/call` and a
+//! per-client policy. Connect any MCP client that launches a command, e.g.:
+//!
+//! ```sh
+//! cargo build --example mcp_server
+//! npx @modelcontextprotocol/inspector@0.15 --cli target/debug/examples/mcp_server --method tools/list
+//! ```
+
+use agents_kt::McpServer;
+use agents_kt::prelude::*;
+use serde_json::{Value, json};
+
+/// Current weather for a city.
+#[tool(params(city = "City name"))]
+fn get_weather(city: String) -> Result<Value, String> {
+    match city.as_str() {
+        "Atlantis" => Err("no station in Atlantis".into()),
+        _ => Ok(json!({"city": city, "celsius": 18})),
+    }
+}
+
+/// Write text to a file (this example only reports what it would write).
+#[tool(name = "writeFile")]
+fn write_file(path: String, contents: String) -> String {
+    format!("wrote {} bytes to {path}", contents.len())
+}
+
+/// Deny: system paths are off-limits.
+#[before_tool_call(write_file)]
+fn system_paths(args: &WriteFileArgs) -> Decision<WriteFileArgs, String> {
+    if args.path.starts_with("/etc/") {
+        Decision::deny("system paths are off-limits")
+    } else {
+        Decision::Proceed
+    }
+}
+
+/// Substitute a cached answer for the Moon; ProceedWith a capitalized city.
+#[before_tool_call(get_weather)]
+fn weather_policy(args: &GetWeatherArgs) -> Decision<GetWeatherArgs, Value> {
+    let capitalized: String = args
+        .city
+        .chars()
+        .take(1)
+        .flat_map(char::to_uppercase)
+        .chain(args.city.chars().skip(1))
+        .collect();
+    match args.city.as_str() {
+        "Moon" => Decision::Substitute(json!({"city": "Moon", "celsius": -170, "cached": true})),
+        _ if capitalized != args.city => {
+            Decision::ProceedWith(GetWeatherArgs { city: capitalized })
+        }
+        _ => Decision::Proceed,
+    }
+}
+
+/// Echoes its input.
+#[skill]
+fn echo(text: String) -> String {
+    format!("echo: {text}")
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let agent: Agent<String, String> = Agent::builder("mcp-demo")
+        .tool(GetWeather)
+        .tool(WriteFile)
+        .skill(Echo)
+        .before_tool_call(system_paths)
+        .before_tool_call(weather_policy)
+        .on_tool_denied(|name, args, reason| eprintln!("audit: {name} {args} denied: {reason}"))
+        .build()?;
+    McpServer::builder(agent)
+        .expose_tool::<GetWeather>()
+        .expose_tool::<WriteFile>()
+        .expose_skill("echo")
+        // Interns may read the weather and echo, but not write files.
+        .client_policy(|client, tool| client.name != "intern" || tool != "writeFile")
+        .build()?
+        .serve_stdio()
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,68 @@
+// A real MCP client we did not write (the npm package @modelcontextprotocol/sdk: Client +
+// StdioClientTransport) against examples/mcp_server over stdio. Exits non-zero, saying which
+// check failed, if any behaviour is wrong.
+// Usage: node node_client.cjs <server binary> <directory holding node_modules>
+const path = require("node:path");
+const [server, modules] = process.argv.slice(2);
+const sdk = (name) => require(path.join(modules, "node_modules/@modelcontextprotocol/sdk/dist/cjs", name));
+const { Client } = sdk("client/index.js");
+const { StdioClientTransport } = sdk("client/stdio.js");
+
+function check(condition, what) {
+  if (!condition) {
+    console.error(`node client: FAILED: ${what}`);
+    process.exit(1);
+  }
+  console.log(`node client: ok: ${what}`);
+}
+
+const textOf = (result) => result.content.filter((b) => b.type === "text").map((b) => b.text).join("");
+
+async function connect(name) {
+  const client = new Client({ name, version: "1.0.0" });
+  await client.connect(new StdioClientTransport({ command: server, args: [], stderr: "ignore" }));
+  return client;
+}
+
+async function rejects(promise, needle, what) {
+  try {
+    await promise;
+    check(false, what);
+  } catch (error) {
+    check(String(error.message).includes(needle), `${what}: ${error.message}`);
+  }
+}
+
+async function main() {
+  const trusted = await connect("trusted");
+  const names = (await trusted.listTools()).tools.map((t) => t.name);
+  check(JSON.stringify(names) === JSON.stringify(["get_weather", "writeFile", "echo"]), `tools/list: ${names}`);
+  const proceed = await trusted.callTool({ name: "get_weather", arguments: { city: "Oslo" } });
+  check(!proceed.isError && JSON.parse(textOf(proceed)).city === "Oslo", "a call that proceeds runs the tool");
+  const denied = await trusted.callTool({ name: "writeFile", arguments: { path: "/etc/passwd", contents: "x" } });
+  check(denied.isError === true && textOf(denied) === "ERROR: Tool 'writeFile' denied by policy: system paths are off-limits",
+    `a denied call is an isError result with the exact text: ${textOf(denied)}`);
+  const substituted = await trusted.callTool({ name: "get_weather", arguments: { city: "Moon" } });
+  check(JSON.parse(textOf(substituted)).cached === true, "a substituted call returns the substitute");
+  const mutated = await trusted.callTool({ name: "get_weather", arguments: { city: "paris" } });
+  check(JSON.parse(textOf(mutated)).city === "Paris", "a ProceedWith call runs with the replacement");
+  await rejects(trusted.callTool({ name: "launch_missiles", arguments: {} }), "unknown tool", "an unknown tool is a JSON-RPC error");
+  const invalid = await trusted.callTool({ name: "get_weather", arguments: { town: 3 } });
+  check(invalid.isError === true && textOf(invalid).includes("Invalid arguments"), "invalid arguments are an isError result");
+  const again = await trusted.callTool({ name: "echo", arguments: { input: "still here" } });
+  check(textOf(again) === "echo: still here", "the server still answers after bad requests");
+  await trusted.close();
+
+  const intern = await connect("intern");
+  const visible = (await intern.listTools()).tools.map((t) => t.name);
+  check(!visible.includes("writeFile"), `the policy filters tools/list for this client: ${visible}`);
+  await rejects(intern.callTool({ name: "writeFile", arguments: { path: "/tmp/x", contents: "y" } }), "may not call",
+    "the policy refuses the call");
+  await intern.close();
+  console.log("node client: all checks passed");
+}
+
+main().catch((error) => {
+  console.error(`node client: FAILED: ${error.stack || error}`);
+  process.exit(1);
+});

@@ -1,0 +1,92 @@
+//! Real MCP clients we did not write — the PyPI `mcp` client and the npm
+//! `@modelcontextprotocol/sdk` Client — drive `examples/mcp_server` over stdio: listing, a call
+//! that proceeds, one denied (exact isError text), one substituted, one with mutated arguments,
+//! one refused by client policy, then bad requests, checking the server still answers. The
+//! scripts live in `tests/mcp-clients/`; `scripts/mcp-clients.sh` installs the clients and
+//! exports `MCP_PYTHONPATH` and `MCP_NODE_DIR`.
+//!
+//! Without those variables the tests say so and do nothing, unless
+//! `AGENTS_KT_REQUIRE_MCP_CLIENTS=1` (set by CI), which makes their absence a failure.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The example server binary, built by `cargo test` beside this test's own binary.
+fn server_binary() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let debug = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("target/<profile>");
+    let server = debug
+        .join("examples")
+        .join(format!("mcp_server{}", std::env::consts::EXE_SUFFIX));
+    if !server.exists() {
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "--quiet", "--example", "mcp_server"])
+            .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "building examples/mcp_server failed");
+    }
+    server
+}
+
+fn client_dir(variable: &str) -> Option<String> {
+    match std::env::var(variable) {
+        Ok(dir) => Some(dir),
+        Err(_) => {
+            let required = std::env::var("AGENTS_KT_REQUIRE_MCP_CLIENTS").is_ok_and(|v| v == "1");
+            assert!(
+                !required,
+                "AGENTS_KT_REQUIRE_MCP_CLIENTS=1 but {variable} is not set"
+            );
+            eprintln!(
+                "skipping: run `eval \"$(scripts/mcp-clients.sh)\"` to test with real MCP clients"
+            );
+            None
+        }
+    }
+}
+
+fn script(name: &str) -> String {
+    concat!(env!("CARGO_MANIFEST_DIR"), "/mcp-clients/").to_string() + name
+}
+
+fn assert_passed(client: &str, output: std::process::Output) {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    println!("{stdout}");
+    assert!(
+        output.status.success() && stdout.contains("all checks passed"),
+        "the {client} client's checks failed:\n{stdout}\n{stderr}"
+    );
+}
+
+#[test]
+fn the_python_mcp_client_sees_every_decision_and_the_client_policy() {
+    let Some(python_path) = client_dir("MCP_PYTHONPATH") else {
+        return;
+    };
+    let output = Command::new("python3")
+        .arg(script("python_client.py"))
+        .arg(server_binary())
+        .env("PYTHONPATH", python_path)
+        .output()
+        .expect("python3 runs");
+    assert_passed("Python", output);
+}
+
+#[test]
+fn the_npm_mcp_sdk_client_sees_every_decision_and_the_client_policy() {
+    let Some(node_dir) = client_dir("MCP_NODE_DIR") else {
+        return;
+    };
+    let output = Command::new("node")
+        .arg(script("node_client.cjs"))
+        .arg(server_binary())
+        .arg(node_dir)
+        .output()
+        .expect("node runs");
+    assert_passed("npm SDK", output);
+}

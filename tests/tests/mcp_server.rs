@@ -1,0 +1,252 @@
+//! `McpServer` with the official Rust SDK's client over an in-process transport: listing, each
+//! decision on `tools/call`, per-client policy, bad requests, and observers on this path.
+
+use agents_kt::prelude::*;
+use agents_kt::{McpServer, PipelineEvent};
+use agents_kt_tests::{GetWeather, GetWeatherArgs, Seen, WriteFile, WriteFileArgs, drain};
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
+use rmcp::service::{RoleClient, RunningService};
+use serde_json::{Map, Value, json};
+
+fn agent(seen: &Seen) -> Agent<String, String> {
+    seen.watch(Agent::builder("desk"))
+        .model(ScriptedModel::default())
+        .tool(GetWeather::default())
+        .tool(WriteFile::default())
+        .tool(agents_kt_tests::FetchAccount::default())
+        .before_tool_call(ToolInterceptor::<GetWeather>::new(
+            |args: &GetWeatherArgs| match args.city.as_str() {
+                "Mars" => Decision::deny("no station on Mars"),
+                "Moon" => Decision::Substitute(json!({"city": "Moon", "celsius": -170})),
+                "paris" => Decision::ProceedWith(GetWeatherArgs {
+                    city: "Paris".into(),
+                }),
+                _ => Decision::Proceed,
+            },
+        ))
+        .before_tool_call(ToolInterceptor::<WriteFile>::new(|args: &WriteFileArgs| {
+            if args.path.starts_with("/etc/") {
+                Decision::deny("system paths are off-limits")
+            } else {
+                Decision::Proceed
+            }
+        }))
+        .skill(Skill::code(
+            "echo",
+            |input: String, _: SkillContext<String>| async move {
+                Ok::<_, SkillError>(format!("echo: {input}"))
+            },
+        ))
+        .build()
+        .unwrap()
+}
+
+async fn connect(
+    agent: Agent<String, String>,
+    client: &str,
+) -> RunningService<RoleClient, ClientConfig> {
+    let (server_side, client_side) = tokio::io::duplex(64 * 1024);
+    let server = McpServer::builder(agent)
+        .expose_tool::<GetWeather>()
+        .expose_tool::<WriteFile>()
+        .expose_skill("echo")
+        .client_policy(|client, tool| client.name != "intern" || tool != "writeFile")
+        .build()
+        .unwrap();
+    tokio::spawn(server.serve(tokio::io::split(server_side)));
+    ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new(client, "1.0"),
+    )
+    .serve(tokio::io::split(client_side))
+    .await
+    .expect("the client connects")
+}
+
+fn args(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}
+
+async fn call(
+    client: &RunningService<RoleClient, ClientConfig>,
+    tool: &str,
+    arguments: Value,
+) -> (String, bool) {
+    let result = client
+        .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args(arguments)))
+        .await
+        .expect("a tool result");
+    let text = result
+        .content
+        .iter()
+        .filter_map(|block| block.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("");
+    (text, result.is_error.unwrap_or(false))
+}
+
+#[tokio::test]
+async fn tools_list_shows_exposed_tools_and_skills_with_their_schemas() {
+    let client = connect(agent(&Seen::default()), "trusted").await;
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<_> = tools.iter().map(|t| t.name.to_string()).collect();
+    assert_eq!(
+        names,
+        vec!["get_weather", "writeFile", "echo"],
+        "fetchAccount is not exposed"
+    );
+    assert_eq!(tools[0].input_schema["required"], json!(["city"]));
+    assert_eq!(
+        tools[2].input_schema["properties"]["input"]["type"],
+        "string"
+    );
+}
+
+#[tokio::test]
+async fn tools_call_passes_the_agents_tool_chain() {
+    let seen = Seen::default();
+    let agent = agent(&seen);
+    let mut pipeline = agent.observe();
+    let client = connect(agent, "trusted").await;
+    assert_eq!(
+        call(&client, "get_weather", json!({"city": "Oslo"})).await,
+        (r#"{"celsius":18,"city":"Oslo"}"#.into(), false)
+    );
+    assert_eq!(
+        call(&client, "get_weather", json!({"city": "Mars"})).await,
+        (
+            "ERROR: Tool 'get_weather' denied by policy: no station on Mars".into(),
+            true
+        )
+    );
+    assert_eq!(
+        call(&client, "get_weather", json!({"city": "Moon"})).await,
+        (r#"{"celsius":-170,"city":"Moon"}"#.into(), false)
+    );
+    assert_eq!(
+        call(&client, "get_weather", json!({"city": "paris"})).await,
+        (r#"{"celsius":18,"city":"Paris"}"#.into(), false)
+    );
+    assert_eq!(
+        call(&client, "echo", json!({"input": "hi"})).await,
+        ("echo: hi".into(), false)
+    );
+    assert_eq!(
+        seen.lines("tool_denied").len(),
+        1,
+        "on_tool_denied fires on the MCP path"
+    );
+    assert_eq!(
+        seen.lines("tool_use").len(),
+        3,
+        "on_tool_use sees ran and substituted calls"
+    );
+    assert!(
+        seen.lines("tool_use")[2].contains(r#"{"city":"Paris"}"#),
+        "on_tool_use sees the replacement"
+    );
+    let events = drain(&mut pipeline);
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, PipelineEvent::ToolDenied { .. }))
+    );
+    let ids = events
+        .iter()
+        .find(|e| matches!(e, PipelineEvent::ToolUsed { .. }))
+        .unwrap()
+        .ids()
+        .clone();
+    assert_eq!(ids.session_id, "desk/mcp-client/trusted");
+}
+
+#[tokio::test]
+async fn the_client_policy_refuses_and_filters_per_client() {
+    let agent = agent(&Seen::default());
+    let mut pipeline = agent.observe();
+    let intern = connect(agent, "intern").await;
+    let names: Vec<_> = intern
+        .list_all_tools()
+        .await
+        .unwrap()
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    assert_eq!(names, vec!["get_weather", "echo"]);
+    let refused = intern
+        .call_tool(
+            CallToolRequestParams::new("writeFile")
+                .with_arguments(args(json!({"path": "/tmp/x", "contents": "y"}))),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .contains("client 'intern' may not call 'writeFile'"),
+        "{refused}"
+    );
+    let audited = drain(&mut pipeline)
+        .into_iter()
+        .any(|e| matches!(&e, PipelineEvent::ToolRejected { tool, reason, .. } if tool == "writeFile" && reason.contains("intern")));
+    assert!(audited, "the refusal is audited");
+    assert!(
+        !call(&intern, "get_weather", json!({"city": "Oslo"}))
+            .await
+            .1,
+        "the intern may still call the rest"
+    );
+}
+
+#[tokio::test]
+async fn bad_requests_get_errors_and_the_server_keeps_serving() {
+    let client = connect(agent(&Seen::default()), "trusted").await;
+    let unknown = client
+        .call_tool(CallToolRequestParams::new("launch_missiles"))
+        .await
+        .unwrap_err();
+    assert!(
+        unknown
+            .to_string()
+            .contains("unknown tool 'launch_missiles'"),
+        "{unknown}"
+    );
+    let unexposed = client
+        .call_tool(CallToolRequestParams::new("fetchAccount"))
+        .await
+        .unwrap_err();
+    assert!(
+        unexposed
+            .to_string()
+            .contains("unknown tool 'fetchAccount'"),
+        "{unexposed}"
+    );
+    let (text, is_error) = call(&client, "get_weather", json!({"town": 3})).await;
+    assert!(
+        is_error
+            && text.starts_with(
+                "ERROR: Invalid arguments for tool 'get_weather': missing field `city`"
+            ),
+        "{text}"
+    );
+    let bad_skill = client
+        .call_tool(CallToolRequestParams::new("echo").with_arguments(args(json!({"input": 5}))))
+        .await
+        .unwrap_err();
+    assert!(
+        bad_skill
+            .to_string()
+            .contains("invalid input for skill 'echo'"),
+        "{bad_skill}"
+    );
+    assert!(
+        !call(&client, "get_weather", json!({"city": "Oslo"}))
+            .await
+            .1,
+        "still serving"
+    );
+}
