@@ -1,10 +1,13 @@
-//! An agent's tools and a skill served over MCP on stdio, with interceptors on `tools/call` and a
-//! per-client policy. Connect any MCP client that launches a command, e.g.:
+//! An agent's tools and a skill served over MCP, with interceptors on `tools/call` and a
+//! per-client policy. On stdio, connect any MCP client that launches a command:
 //!
 //! ```sh
 //! cargo build --example mcp_server
 //! npx @modelcontextprotocol/inspector@0.15 --cli target/debug/examples/mcp_server --method tools/list
 //! ```
+//!
+//! Over streamable HTTP (`cargo run --example mcp_server -- --http 127.0.0.1:8808`), clients send
+//! `Authorization: Bearer trusted-token` or `Bearer intern-token`; anything else gets 401.
 
 use agents_kt::McpServer;
 use agents_kt::prelude::*;
@@ -70,14 +73,29 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .before_tool_call(weather_policy)
         .on_tool_denied(|name, args, reason| eprintln!("audit: {name} {args} denied: {reason}"))
         .build()?;
-    McpServer::builder(agent)
+    let server = McpServer::builder(agent)
         .expose_tool::<GetWeather>()
         .expose_tool::<WriteFile>()
         .expose_skill("echo")
         // Interns may read the weather and echo, but not write files.
         .client_policy(|client, tool| client.name != "intern" || tool != "writeFile")
-        .build()?
-        .serve_stdio()
-        .await?;
+        // Over HTTP the principal comes from the bearer token (a demo table, not a real store).
+        .authenticator(|authorization| match authorization {
+            "Bearer trusted-token" => Some("trusted".to_string()),
+            "Bearer intern-token" => Some("intern".to_string()),
+            _ => None,
+        })
+        .max_body_bytes(64 * 1024)
+        .build()?;
+    let mut args = std::env::args().skip(1);
+    match (args.next().as_deref(), args.next()) {
+        (None, _) => server.serve_stdio().await?,
+        (Some("--http"), Some(address)) => {
+            let running = server.bind_http(address.parse()?).await?;
+            eprintln!("listening on http://{}/mcp", running.local_addr());
+            running.wait().await?;
+        }
+        _ => return Err("usage: mcp_server [--http ADDRESS:PORT]".into()),
+    }
     Ok(())
 }

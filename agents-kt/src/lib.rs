@@ -77,7 +77,7 @@ pub use interceptor::{
     FnInterceptor, Intercepted, Interceptor, InterceptorReturn, IntoDecision, markers,
 };
 #[cfg(feature = "mcp")]
-pub use mcp::{McpClient, McpServeError, McpServer, McpServerBuilder};
+pub use mcp::{McpClient, McpHttpServer, McpServeError, McpServer, McpServerBuilder};
 pub use message::{ChatChunk, ChatRequest, ChatResponse, Message, Role, ToolCall, ToolSpec, Usage};
 pub use model::{ChatStream, ModelClient, ModelError, Reply, ResponseAssembler, ScriptedModel};
 #[cfg(feature = "anthropic")]

@@ -7,6 +7,9 @@ const [server, modules] = process.argv.slice(2);
 const sdk = (name) => require(path.join(modules, "node_modules/@modelcontextprotocol/sdk/dist/cjs", name));
 const { Client } = sdk("client/index.js");
 const { StdioClientTransport } = sdk("client/stdio.js");
+const { StreamableHTTPClientTransport } = sdk("client/streamableHttp.js");
+// A server URL means streamable HTTP, authenticating as `<client name>-token`; else a command.
+const overHttp = server.startsWith("http");
 
 function check(condition, what) {
   if (!condition) {
@@ -20,7 +23,10 @@ const textOf = (result) => result.content.filter((b) => b.type === "text").map((
 
 async function connect(name) {
   const client = new Client({ name, version: "1.0.0" });
-  await client.connect(new StdioClientTransport({ command: server, args: [], stderr: "ignore" }));
+  const transport = overHttp
+    ? new StreamableHTTPClientTransport(new URL(server), { requestInit: { headers: { Authorization: `Bearer ${name}-token` } } })
+    : new StdioClientTransport({ command: server, args: [], stderr: "ignore" });
+  await client.connect(transport);
   return client;
 }
 

@@ -90,3 +90,50 @@ fn the_npm_mcp_sdk_client_sees_every_decision_and_the_client_policy() {
         .expect("node runs");
     assert_passed("npm SDK", output);
 }
+
+/// `examples/mcp_server --http 127.0.0.1:0`, killed when dropped.
+struct HttpServer {
+    child: std::process::Child,
+    url: String,
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start_http_server() -> HttpServer {
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new(server_binary())
+        .args(["--http", "127.0.0.1:0"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the example server starts");
+    let stderr = child.stderr.take().expect("its stderr");
+    let mut lines = BufReader::new(stderr).lines();
+    let url = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find_map(|line| line.strip_prefix("listening on ").map(str::to_string))
+        .expect("the server says where it listens");
+    // Keep draining its stderr (audit lines) so it never blocks on a full pipe.
+    std::thread::spawn(move || lines.for_each(drop));
+    HttpServer { child, url }
+}
+
+#[test]
+fn the_npm_mcp_sdk_client_over_streamable_http_authenticates_and_sees_every_decision() {
+    let Some(node_dir) = client_dir("MCP_NODE_DIR") else {
+        return;
+    };
+    let server = start_http_server();
+    let output = Command::new("node")
+        .arg(script("node_client.cjs"))
+        .arg(&server.url)
+        .arg(node_dir)
+        .output()
+        .expect("node runs");
+    assert_passed("npm SDK (HTTP)", output);
+}

@@ -250,3 +250,71 @@ async fn bad_requests_get_errors_and_the_server_keeps_serving() {
         "still serving"
     );
 }
+
+/// Counts how many of its calls run at once, and the most ever seen.
+#[derive(Clone, Default)]
+struct Gauge {
+    now: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    most: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+#[derive(Clone, Debug, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+struct HoldArgs {}
+
+impl Tool for Gauge {
+    const NAME: &'static str = "hold";
+    type Args = HoldArgs;
+    type Output = String;
+    fn description(&self) -> std::borrow::Cow<'static, str> {
+        "Holds a slot for a moment.".into()
+    }
+    async fn call(&self, _: HoldArgs, _: &ToolContext) -> Result<String, ToolError> {
+        use std::sync::atomic::Ordering::SeqCst;
+        let running = self.now.fetch_add(1, SeqCst) + 1;
+        self.most.fetch_max(running, SeqCst);
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        self.now.fetch_sub(1, SeqCst);
+        Ok("held".into())
+    }
+}
+
+async fn most_concurrent(cap: usize) -> usize {
+    let gauge = Gauge::default();
+    let agent: Agent<String, String> = Agent::builder("gauge")
+        .model(ScriptedModel::default())
+        .tool(gauge.clone())
+        .build()
+        .unwrap();
+    let (server_side, client_side) = tokio::io::duplex(64 * 1024);
+    let server = McpServer::builder(agent)
+        .expose_tool::<Gauge>()
+        .max_concurrent_calls(cap)
+        .build()
+        .unwrap();
+    tokio::spawn(server.serve(tokio::io::split(server_side)));
+    let client = ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("load", "1"),
+    )
+    .serve(tokio::io::split(client_side))
+    .await
+    .unwrap();
+    let calls = (0..6).map(|_| client.call_tool(CallToolRequestParams::new("hold")));
+    for result in futures::future::join_all(calls).await {
+        assert_eq!(result.unwrap().is_error, Some(false));
+    }
+    gauge.most.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_calls_are_capped() {
+    assert_eq!(
+        most_concurrent(1).await,
+        1,
+        "a cap of one serves calls one at a time"
+    );
+    assert!(
+        most_concurrent(3).await > 1,
+        "without a tight cap calls do overlap (the gauge works)"
+    );
+}

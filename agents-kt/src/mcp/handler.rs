@@ -14,6 +14,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncRead, AsyncWrite};
 
+use super::http::Principal;
 use super::{Exposed, McpClient, McpServeError, McpServer};
 use crate::{AgentError, AgentInput, AgentOutput};
 
@@ -37,9 +38,7 @@ where
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
     {
-        let handler = Handler {
-            exposed: Arc::clone(&self.inner),
-        };
+        let handler = Handler::new(Arc::clone(&self.inner));
         let running = handler
             .serve(transport)
             .await
@@ -52,8 +51,14 @@ where
     }
 }
 
-struct Handler<IN, OUT> {
+pub(crate) struct Handler<IN, OUT> {
     exposed: Arc<Exposed<IN, OUT>>,
+}
+
+impl<IN, OUT> Handler<IN, OUT> {
+    pub(crate) fn new(exposed: Arc<Exposed<IN, OUT>>) -> Self {
+        Handler { exposed }
+    }
 }
 
 impl<IN, OUT> Clone for Handler<IN, OUT> {
@@ -64,8 +69,19 @@ impl<IN, OUT> Clone for Handler<IN, OUT> {
     }
 }
 
-/// The client of this connection, from its `initialize` request.
+/// The client of this request: over HTTP the principal the authenticator derived, else the name
+/// it gave in its `initialize` request.
 fn client_of(context: &RequestContext<RoleServer>) -> McpClient {
+    let principal = context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<Principal>());
+    if let Some(Principal(name)) = principal {
+        return McpClient {
+            name: name.clone(),
+            version: String::new(),
+        };
+    }
     match context.peer.peer_info() {
         Some(info) => McpClient {
             name: info.client_info.name.clone(),
@@ -138,6 +154,12 @@ where
                 Some(json!({"tool": name})),
             ));
         }
+        let _permit = self
+            .exposed
+            .calls
+            .acquire()
+            .await
+            .map_err(|_| ErrorData::internal_error("the server is shutting down", None))?;
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         if exposed_tool {
             let answer = self

@@ -3,8 +3,11 @@
 //! pipeline events as the agent loop — and a per-client policy decides who may call what.
 
 mod handler;
+mod http;
 
 use std::sync::Arc;
+
+pub use http::McpHttpServer;
 
 use crate::{Agent, AgentInput, AgentOutput, BuildError, Tool};
 
@@ -48,6 +51,18 @@ struct Exposed<IN, OUT> {
     tools: Vec<&'static str>,
     skills: Vec<String>,
     policy: Option<Policy>,
+    http: HttpOptions,
+    /// Caps concurrent `tools/call`s; later calls wait for a permit.
+    calls: Arc<tokio::sync::Semaphore>,
+}
+
+/// How the HTTP transport admits requests.
+struct HttpOptions {
+    authenticator: Option<http::Authenticator>,
+    /// `None`: rmcp's loopback-only default.
+    allowed_hosts: Option<Vec<String>>,
+    allowed_origins: Vec<String>,
+    max_body_bytes: usize,
 }
 
 /// Configures an [`McpServer`].
@@ -65,6 +80,13 @@ impl<IN: AgentInput, OUT: AgentOutput> McpServer<IN, OUT> {
                 tools: Vec::new(),
                 skills: Vec::new(),
                 policy: None,
+                http: HttpOptions {
+                    authenticator: None,
+                    allowed_hosts: None,
+                    allowed_origins: Vec::new(),
+                    max_body_bytes: 1024 * 1024,
+                },
+                calls: Arc::new(tokio::sync::Semaphore::new(16)),
             },
             errors: Vec::new(),
         }
@@ -101,6 +123,44 @@ impl<IN: AgentInput, OUT: AgentOutput> McpServerBuilder<IN, OUT> {
         policy: impl Fn(&McpClient, &str) -> bool + Send + Sync + 'static,
     ) -> Self {
         self.exposed.policy = Some(Arc::new(policy));
+        self
+    }
+
+    /// Over HTTP, derive each request's principal from its `Authorization` header value
+    /// (`None` rejects it with 401; so does a missing header). The client policy sees the
+    /// principal as the client's name.
+    pub fn authenticator(
+        mut self,
+        authenticate: impl Fn(&str) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.exposed.http.authenticator = Some(Arc::new(authenticate));
+        self
+    }
+
+    /// Over HTTP, the `Host` values accepted (default: loopback only, against DNS rebinding).
+    pub fn allowed_hosts<S: Into<String>>(mut self, hosts: impl IntoIterator<Item = S>) -> Self {
+        self.exposed.http.allowed_hosts = Some(hosts.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Over HTTP, the browser `Origin`s accepted (default: any request without a foreign origin).
+    pub fn allowed_origins<S: Into<String>>(
+        mut self,
+        origins: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.exposed.http.allowed_origins = origins.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Over HTTP, the largest request body accepted (default 1 MiB).
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.exposed.http.max_body_bytes = bytes;
+        self
+    }
+
+    /// The most `tools/call`s served at once (default 16); more wait their turn.
+    pub fn max_concurrent_calls(mut self, calls: usize) -> Self {
+        self.exposed.calls = Arc::new(tokio::sync::Semaphore::new(calls.max(1)));
         self
     }
 

@@ -1,0 +1,144 @@
+//! The MCP server's HTTP hardening, probed with raw requests: authentication (401), the Host
+//! allow-list against DNS rebinding, the body size limit, and malformed JSON-RPC — after each
+//! of which the server still serves.
+
+use std::net::SocketAddr;
+
+use agents_kt::prelude::*;
+use agents_kt::{McpHttpServer, McpServer};
+use agents_kt_tests::GetWeather;
+use serde_json::{Value, json};
+
+async fn start() -> McpHttpServer {
+    let agent: Agent<String, String> = Agent::builder("desk")
+        .model(ScriptedModel::default())
+        .tool(GetWeather::default())
+        .build()
+        .unwrap();
+    McpServer::builder(agent)
+        .expose_tool::<GetWeather>()
+        .authenticator(|authorization| {
+            (authorization == "Bearer good").then(|| "alice".to_string())
+        })
+        .max_body_bytes(4 * 1024)
+        .build()
+        .unwrap()
+        .bind_http(SocketAddr::from(([127, 0, 0, 1], 0)))
+        .await
+        .unwrap()
+}
+
+fn initialize() -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}
+    }})
+}
+
+async fn post(
+    server: &McpHttpServer,
+    authorization: Option<&str>,
+    host: Option<&str>,
+    body: String,
+) -> (u16, String) {
+    let url = format!("http://{}/mcp", server.local_addr());
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(body);
+    if let Some(value) = authorization {
+        request = request.header("authorization", value);
+    }
+    if let Some(host) = host {
+        request = request.header("host", host);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    (status, response.text().await.unwrap_or_default())
+}
+
+#[tokio::test]
+async fn a_missing_or_rejected_authorization_is_401() {
+    let server = start().await;
+    assert_eq!(
+        post(&server, None, None, initialize().to_string()).await.0,
+        401
+    );
+    assert_eq!(
+        post(&server, Some("Bearer bad"), None, initialize().to_string())
+            .await
+            .0,
+        401
+    );
+    let (status, body) = post(&server, Some("Bearer good"), None, initialize().to_string()).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"serverInfo\""), "{body}");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_foreign_host_is_refused_against_dns_rebinding() {
+    let server = start().await;
+    let (status, _) = post(
+        &server,
+        Some("Bearer good"),
+        Some("evil.example"),
+        initialize().to_string(),
+    )
+    .await;
+    assert!(
+        (400..500).contains(&status),
+        "a rebinding attempt is refused, got {status}"
+    );
+    assert_eq!(
+        post(&server, Some("Bearer good"), None, initialize().to_string())
+            .await
+            .0,
+        200
+    );
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_oversized_body_is_refused_and_the_server_keeps_serving() {
+    let server = start().await;
+    let mut huge = initialize();
+    huge["params"]["padding"] = json!("x".repeat(64 * 1024));
+    let (status, _) = post(&server, Some("Bearer good"), None, huge.to_string()).await;
+    assert_eq!(status, 413);
+    assert_eq!(
+        post(&server, Some("Bearer good"), None, initialize().to_string())
+            .await
+            .0,
+        200
+    );
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn malformed_json_rpc_gets_an_error_and_the_server_keeps_serving() {
+    let server = start().await;
+    let (status, body) = post(&server, Some("Bearer good"), None, "{not json".to_string()).await;
+    assert!(
+        (400..500).contains(&status),
+        "malformed JSON is a client error, got {status}: {body}"
+    );
+    let (status, body) = post(
+        &server,
+        Some("Bearer good"),
+        None,
+        json!({"jsonrpc": "2.0", "id": 2, "method": 7}).to_string(),
+    )
+    .await;
+    assert!(
+        (400..500).contains(&status) || body.contains("error"),
+        "an ill-formed request is an error: {status} {body}"
+    );
+    assert_eq!(
+        post(&server, Some("Bearer good"), None, initialize().to_string())
+            .await
+            .0,
+        200
+    );
+    server.shutdown().await.unwrap();
+}
