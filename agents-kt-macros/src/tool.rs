@@ -263,6 +263,12 @@ pub(crate) fn generate(def: &ToolDef, errors: &mut Errors) -> TokenStream {
                 #krate::__private::Cow::Borrowed(#description)
             }
 
+            fn output_schema(&self) -> ::core::option::Option<#krate::__private::serde_json::Value> {
+                #[allow(unused_imports)]
+                use #krate::__private::{NoOutputSchema as _, OutputSchemaOf as _};
+                (&#krate::__private::OutputSchemaProbe::<#output>::new()).output_schema()
+            }
+
             async fn call(
                 &self,
                 __args: #args,

@@ -77,3 +77,44 @@ pub trait ArgumentsOf<T> {}
 
 /// Compile-time check that `A` is tool `T`'s argument type.
 pub fn assert_arguments_of<T, A: ArgumentsOf<T>>() {}
+
+/// Finds a tool output's JSON Schema when its type has one (autoref specialization: the
+/// `OutputSchemaOf` impl wins when `T: JsonSchema`, else `NoOutputSchema` answers `None`).
+pub struct OutputSchemaProbe<T>(std::marker::PhantomData<T>);
+
+impl<T> OutputSchemaProbe<T> {
+    /// A probe for `T`.
+    pub const fn new() -> Self {
+        OutputSchemaProbe(std::marker::PhantomData)
+    }
+}
+
+impl<T> Default for OutputSchemaProbe<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The probe's answer when the output type has a schema.
+pub trait OutputSchemaOf {
+    /// The schema.
+    fn output_schema(&self) -> Option<serde_json::Value>;
+}
+
+impl<T: JsonSchema> OutputSchemaOf for OutputSchemaProbe<T> {
+    fn output_schema(&self) -> Option<serde_json::Value> {
+        serde_json::to_value(schemars::schema_for!(T)).ok()
+    }
+}
+
+/// The probe's answer when it has none.
+pub trait NoOutputSchema {
+    /// No schema.
+    fn output_schema(&self) -> Option<serde_json::Value>;
+}
+
+impl<T> NoOutputSchema for &OutputSchemaProbe<T> {
+    fn output_schema(&self) -> Option<serde_json::Value> {
+        None
+    }
+}

@@ -147,6 +147,7 @@ impl ToolCall {
 ///     name: "get_weather".into(),
 ///     description: "Current weather for a city.".into(),
 ///     parameters: serde_json::json!({"type": "object"}),
+///     output_schema: None,
 /// };
 /// assert_eq!(spec.name, "get_weather");
 /// ```
@@ -158,6 +159,9 @@ pub struct ToolSpec {
     pub description: String,
     /// JSON Schema of its arguments; always an object schema.
     pub parameters: Value,
+    /// JSON Schema of its output, when the output is a typed object (MCP's `outputSchema`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Value>,
 }
 
 /// One request to a model.

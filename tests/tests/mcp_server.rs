@@ -318,3 +318,60 @@ async fn concurrent_calls_are_capped() {
         "without a tight cap calls do overlap (the gauge works)"
     );
 }
+
+/// A forecast.
+#[derive(Clone, Debug, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+struct Outlook {
+    city: String,
+    celsius: i32,
+}
+
+/// Forecast for a city.
+#[tool]
+fn forecast(city: String) -> Outlook {
+    Outlook { city, celsius: 9 }
+}
+
+#[tokio::test]
+async fn a_typed_object_output_is_listed_as_output_schema_and_returned_as_structured_content() {
+    let agent: Agent<String, String> = Agent::builder("typed")
+        .model(ScriptedModel::default())
+        .tool(Forecast)
+        .tool(GetWeather::default())
+        .build()
+        .unwrap();
+    let (server_side, client_side) = tokio::io::duplex(64 * 1024);
+    let server = McpServer::builder(agent)
+        .expose_tool::<Forecast>()
+        .expose_tool::<GetWeather>()
+        .build()
+        .unwrap();
+    tokio::spawn(server.serve(tokio::io::split(server_side)));
+    let client = ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("typed", "1"),
+    )
+    .serve(tokio::io::split(client_side))
+    .await
+    .unwrap();
+    let tools = client.list_all_tools().await.unwrap();
+    let schema = tools[0]
+        .output_schema
+        .as_ref()
+        .expect("an outputSchema for a typed object output");
+    assert_eq!(schema["properties"]["celsius"]["type"], "integer");
+    assert!(
+        tools[1].output_schema.is_none(),
+        "an untyped JSON output has none"
+    );
+    let result = client
+        .call_tool(
+            CallToolRequestParams::new("forecast").with_arguments(args(json!({"city": "Oslo"}))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        result.structured_content,
+        Some(json!({"city": "Oslo", "celsius": 9}))
+    );
+}

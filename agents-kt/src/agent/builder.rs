@@ -400,9 +400,17 @@ fn spec_of<T: Tool>(tool: &T) -> Result<ToolSpec, BuildError> {
             found: kind.to_string(),
         });
     }
+    let output_schema = tool.output_schema().map(|mut schema| {
+        if let Value::Object(map) = &mut schema {
+            map.remove("$schema");
+        }
+        schema
+    });
     Ok(ToolSpec {
         name: T::NAME.to_string(),
         description: tool.description().into_owned(),
         parameters,
+        output_schema: output_schema
+            .filter(|schema| schema.get("type") == Some(&Value::from("object"))),
     })
 }

@@ -111,11 +111,9 @@ where
         let agent = &self.exposed.agent;
         let tools = self.exposed.tools.iter().filter_map(|name| {
             let spec = agent.tool_spec(name)?;
-            Some(McpTool::new(
-                spec.name,
-                spec.description,
-                object(spec.parameters),
-            ))
+            let mut tool = McpTool::new(spec.name, spec.description, object(spec.parameters));
+            tool.output_schema = spec.output_schema.map(|schema| Arc::new(object(schema)));
+            Some(tool)
         });
         let skills = self.exposed.skills.iter().map(|name| {
             McpTool::new(

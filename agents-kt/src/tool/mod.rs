@@ -57,6 +57,12 @@ pub trait Tool: Send + Sync + 'static {
     /// What the tool does, for the model.
     fn description(&self) -> Cow<'static, str>;
 
+    /// JSON Schema of the output, shown to MCP clients as `outputSchema` when it describes an
+    /// object. `#[tool]` fills it in whenever the output type implements `JsonSchema`.
+    fn output_schema(&self) -> Option<serde_json::Value> {
+        None
+    }
+
     /// Run the tool.
     fn call(
         &self,
