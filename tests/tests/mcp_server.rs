@@ -375,3 +375,33 @@ async fn a_typed_object_output_is_listed_as_output_schema_and_returned_as_struct
         Some(json!({"city": "Oslo", "celsius": 9}))
     );
 }
+
+#[tokio::test]
+async fn a_call_past_the_per_tool_timeout_is_an_error_result_and_the_server_keeps_serving() {
+    let agent: Agent<String, String> = Agent::builder("slow")
+        .model(ScriptedModel::default())
+        .tool(agents_kt_tests::Sleep)
+        .budget(Budget::default().per_tool_timeout(std::time::Duration::from_millis(20)))
+        .build()
+        .unwrap();
+    let (server_side, client_side) = tokio::io::duplex(64 * 1024);
+    let server = McpServer::builder(agent)
+        .expose_tool::<agents_kt_tests::Sleep>()
+        .build()
+        .unwrap();
+    tokio::spawn(server.serve(tokio::io::split(server_side)));
+    let client = ClientConfig::new(ClientCapabilities::default(), Implementation::new("c", "1"))
+        .serve(tokio::io::split(client_side))
+        .await
+        .unwrap();
+    let (text, is_error) = call(&client, "sleep", json!({"millis": 10_000})).await;
+    assert!(is_error, "{text}");
+    assert!(
+        text.contains("per_tool_timeout") && text.contains("tool 'sleep' ran longer than 20ms"),
+        "{text}"
+    );
+    assert_eq!(
+        call(&client, "sleep", json!({"millis": 1})).await,
+        ("slept".to_string(), false)
+    );
+}

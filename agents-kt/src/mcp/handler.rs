@@ -16,7 +16,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 
 use super::http::Principal;
 use super::{Exposed, McpClient, McpServeError, McpServer};
-use crate::{AgentError, AgentInput, AgentOutput};
+use crate::{AgentInput, AgentOutput};
 
 /// What an exposed skill's input and output must be to cross MCP.
 pub trait McpSkillTypes: AgentInput + DeserializeOwned + JsonSchema {}
@@ -160,12 +160,20 @@ where
             .map_err(|_| ErrorData::internal_error("the server is shutting down", None))?;
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         if exposed_tool {
-            let answer = self
+            let answer = match self
                 .exposed
                 .agent
                 .call_tool_for(&client.name, &name, arguments.to_string())
                 .await
-                .map_err(|error| tool_failure(&error))?;
+            {
+                Ok(answer) => answer,
+                // A run-ending error (a tool past its timeout): the caller reads why.
+                Err(error) => {
+                    return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                        "ERROR: {error}"
+                    ))]));
+                }
+            };
             let mut result = if answer.is_error {
                 CallToolResult::error(vec![ContentBlock::text(answer.text)])
             } else {
@@ -203,11 +211,6 @@ where
             },
         )
     }
-}
-
-/// A run-ending error of an MCP tool call (a budget overrun) as the client's error result.
-fn tool_failure(error: &AgentError) -> ErrorData {
-    ErrorData::internal_error(error.to_string(), None)
 }
 
 /// A JSON Schema as MCP's object map; schemas here are always objects.
