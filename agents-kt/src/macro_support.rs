@@ -118,3 +118,39 @@ impl<T> NoOutputSchema for &OutputSchemaProbe<T> {
         None
     }
 }
+
+/// The agent's typed tool-call path on its own — the chain, then the tool under its timeout with
+/// panics caught — for the benchmarks in `benches/`. Not public API.
+pub struct TypedCall<T: crate::Tool>(crate::tool::runtime::ToolRuntime<T>);
+
+impl<T: crate::Tool> TypedCall<T> {
+    /// `tool` behind `interceptors`, in order.
+    pub fn new(tool: T, interceptors: Vec<crate::ToolInterceptor<T>>) -> Self {
+        let spec = crate::ToolSpec {
+            name: T::NAME.to_string(),
+            description: String::new(),
+            parameters: serde_json::json!({"type": "object"}),
+            output_schema: None,
+        };
+        let chain = interceptors.into_iter().map(|i| i.inner).collect();
+        TypedCall(crate::tool::runtime::ToolRuntime::new(tool, spec, chain))
+    }
+
+    /// Typed arguments in, the typed output (or `None` when denied or failed) out.
+    pub async fn call(&self, args: T::Args, ctx: &crate::ToolContext) -> Option<T::Output> {
+        match self.0.call(args, ctx, Some(std::time::Duration::from_secs(60))).await.result {
+            crate::tool::runtime::CallResult::Completed { output, .. } => Some(output),
+            _ => None,
+        }
+    }
+
+    /// The model's argument text in, the result text out — the agent loop's dispatch.
+    pub async fn call_json(&self, arguments: &str, ctx: &crate::ToolContext) -> String {
+        use crate::tool::runtime::ErasedTool;
+        let record = self.0.call_json(arguments, ctx, Some(std::time::Duration::from_secs(60))).await;
+        match record.result {
+            crate::tool::runtime::CallResult::Completed { output, .. } => output.to_string(),
+            _ => String::new(),
+        }
+    }
+}

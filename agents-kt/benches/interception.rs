@@ -1,0 +1,224 @@
+//! What interception costs, against baselines measured in the same run:
+//! 1. a typed tool call through 0, 1 and 8 Proceed interceptors, against calling the tool
+//!    directly and against the same 8 checks as tower layers;
+//! 2. dispatch from the model's JSON (text → Args → 8 interceptors → tool → JSON text), against
+//!    serde_json parsing the same arguments and serializing the same result alone;
+//! 3. the agent loop: a ScriptedModel run of 50 turns with 2 tool calls each, run and session.
+//!
+//! `cargo bench -p agents-kt --bench interception`; see BENCHMARKS.md for the numbers.
+
+use std::borrow::Cow;
+use std::future::{Ready, ready};
+use std::hint::black_box;
+use std::task::{Context, Poll};
+
+use agents_kt::__private::TypedCall;
+use agents_kt::prelude::*;
+use criterion::{Criterion, criterion_group, criterion_main};
+use futures::StreamExt;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use tower::{Layer, Service, ServiceBuilder, ServiceExt};
+
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
+struct WeatherArgs {
+    city: String,
+    days: u32,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+struct Weather {
+    city: String,
+    celsius: i32,
+}
+
+#[derive(Clone)]
+struct GetWeather;
+
+impl Tool for GetWeather {
+    const NAME: &'static str = "get_weather";
+    type Args = WeatherArgs;
+    type Output = Weather;
+    fn description(&self) -> Cow<'static, str> {
+        "Weather.".into()
+    }
+    async fn call(&self, args: WeatherArgs, _: &ToolContext) -> Result<Weather, ToolError> {
+        Ok(direct(args))
+    }
+}
+
+fn direct(args: WeatherArgs) -> Weather {
+    Weather { celsius: 10 + args.days as i32, city: args.city }
+}
+
+/// The check every interceptor (and tower layer) makes.
+fn allowed(args: &WeatherArgs) -> bool {
+    args.city.len() < 64 && args.days < 30
+}
+
+fn interceptors(n: usize) -> Vec<ToolInterceptor<GetWeather>> {
+    (0..n)
+        .map(|_| {
+            ToolInterceptor::<GetWeather>::new(|args: &WeatherArgs| {
+                if allowed(args) { Decision::Proceed } else { Decision::deny("out of range") }
+            })
+        })
+        .collect()
+}
+
+/// The same check as a tower layer.
+#[derive(Clone)]
+struct Check<S>(S);
+
+impl<S: Service<WeatherArgs, Response = Weather, Error = &'static str>> Service<WeatherArgs> for Check<S> {
+    type Response = Weather;
+    type Error = &'static str;
+    type Future = futures::future::Either<S::Future, Ready<Result<Weather, &'static str>>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, args: WeatherArgs) -> Self::Future {
+        if allowed(&args) {
+            futures::future::Either::Left(self.0.call(args))
+        } else {
+            futures::future::Either::Right(ready(Err("out of range")))
+        }
+    }
+}
+
+#[derive(Clone)]
+struct CheckLayer;
+
+impl<S> Layer<S> for CheckLayer {
+    type Service = Check<S>;
+    fn layer(&self, inner: S) -> Check<S> {
+        Check(inner)
+    }
+}
+
+fn args() -> WeatherArgs {
+    WeatherArgs { city: "Reykjavík".into(), days: 3 }
+}
+
+fn typed_call(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let ctx = ToolContext::detached("bench");
+    let mut group = c.benchmark_group("typed_call");
+    group.bench_function("direct tool call (baseline)", |b| {
+        b.iter(|| runtime.block_on(async { black_box(GetWeather.call(black_box(args()), &ctx).await) }))
+    });
+    for n in [0, 1, 8] {
+        let call = TypedCall::new(GetWeather, interceptors(n));
+        group.bench_function(format!("agents-kt, {n} Proceed interceptors"), |b| {
+            b.iter(|| runtime.block_on(async { black_box(call.call(black_box(args()), &ctx).await) }))
+        });
+    }
+    let tower_stack = ServiceBuilder::new()
+        .layer(CheckLayer)
+        .layer(CheckLayer)
+        .layer(CheckLayer)
+        .layer(CheckLayer)
+        .layer(CheckLayer)
+        .layer(CheckLayer)
+        .layer(CheckLayer)
+        .layer(CheckLayer)
+        .service(tower::service_fn(|args: WeatherArgs| ready(Ok::<_, &'static str>(direct(args)))));
+    group.bench_function("tower, 8 layers", |b| {
+        b.iter(|| {
+            runtime.block_on(async {
+                black_box(tower_stack.clone().oneshot(black_box(args())).await)
+            })
+        })
+    });
+    group.finish();
+}
+
+fn dispatch_json(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let ctx = ToolContext::detached("bench");
+    let text = json!({"city": "Reykjavík", "days": 3}).to_string();
+    let mut group = c.benchmark_group("dispatch_json");
+    group.bench_function("serde_json parse + serialize alone (baseline)", |b| {
+        b.iter(|| {
+            let args: WeatherArgs = serde_json::from_str(black_box(&text)).unwrap();
+            black_box(serde_json::to_string(&direct(args)).unwrap())
+        })
+    });
+    let call = TypedCall::new(GetWeather, interceptors(8));
+    group.bench_function("agents-kt, text → Args → 8 interceptors → tool → text", |b| {
+        b.iter(|| runtime.block_on(async { black_box(call.call_json(black_box(&text), &ctx).await) }))
+    });
+    group.finish();
+}
+
+const TURNS: usize = 50;
+
+fn script() -> ScriptedModel {
+    let mut replies: Vec<Reply> = (0..TURNS - 1)
+        .map(|_| {
+            Reply::tool_calls([
+                ("get_weather", json!({"city": "Oslo", "days": 1})),
+                ("get_weather", json!({"city": "Bergen", "days": 2})),
+            ])
+        })
+        .collect();
+    replies.push(Reply::text("done"));
+    ScriptedModel::new(replies)
+}
+
+fn agent(model: ScriptedModel) -> Agent<String, String> {
+    Agent::builder("bench")
+        .model(model)
+        .tool(GetWeather)
+        .budget(Budget::default().max_turns(TURNS as u32).max_tool_calls(2 * TURNS as u32))
+        .build()
+        .unwrap()
+}
+
+fn agent_loop(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    let mut group = c.benchmark_group("agent_loop_50_turns");
+    group.sample_size(20);
+    group.bench_function("scripted model alone (baseline: its replies, requests recorded)", |b| {
+        b.iter_batched(
+            script,
+            |model| {
+                runtime.block_on(async {
+                    let request = ChatRequest::new(vec![Message::user("x")]);
+                    for _ in 0..TURNS {
+                        black_box(model.chat(&request).await.unwrap());
+                    }
+                })
+            },
+            criterion::BatchSize::SmallInput,
+        )
+    });
+    group.bench_function("run path", |b| {
+        b.iter_batched(
+            || agent(script()),
+            |agent| runtime.block_on(async { black_box(agent.run("weather".into()).await.unwrap()) }),
+            criterion::BatchSize::SmallInput,
+        )
+    });
+    group.bench_function("session path", |b| {
+        b.iter_batched(
+            || agent(script()),
+            |agent| {
+                runtime.block_on(async {
+                    let mut session = agent.session("weather".into());
+                    let events = session.events().count().await;
+                    black_box((events, session.await.unwrap()))
+                })
+            },
+            criterion::BatchSize::SmallInput,
+        )
+    });
+    group.finish();
+}
+
+use agents_kt::{ChatRequest, ModelClient};
+
+criterion_group!(benches, typed_call, dispatch_json, agent_loop);
+criterion_main!(benches);
