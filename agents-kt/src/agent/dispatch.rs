@@ -23,7 +23,9 @@ pub(crate) struct Answer {
     pub text: String,
     /// Whether the call was rejected, denied or failed.
     pub is_error: bool,
-    /// The result as JSON, when the tool (or a substitute) produced one.
+    /// The result as JSON, when the tool (or a substitute) produced one (MCP's structured
+    /// content).
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
     pub output: Option<Value>,
 }
 
