@@ -48,7 +48,10 @@ impl Tool for GetWeather {
 }
 
 fn direct(args: WeatherArgs) -> Weather {
-    Weather { celsius: 10 + args.days as i32, city: args.city }
+    Weather {
+        celsius: 10 + args.days as i32,
+        city: args.city,
+    }
 }
 
 /// The check every interceptor (and tower layer) makes.
@@ -60,7 +63,11 @@ fn interceptors(n: usize) -> Vec<ToolInterceptor<GetWeather>> {
     (0..n)
         .map(|_| {
             ToolInterceptor::<GetWeather>::new(|args: &WeatherArgs| {
-                if allowed(args) { Decision::Proceed } else { Decision::deny("out of range") }
+                if allowed(args) {
+                    Decision::Proceed
+                } else {
+                    Decision::deny("out of range")
+                }
             })
         })
         .collect()
@@ -70,7 +77,9 @@ fn interceptors(n: usize) -> Vec<ToolInterceptor<GetWeather>> {
 #[derive(Clone)]
 struct Check<S>(S);
 
-impl<S: Service<WeatherArgs, Response = Weather, Error = &'static str>> Service<WeatherArgs> for Check<S> {
+impl<S: Service<WeatherArgs, Response = Weather, Error = &'static str>> Service<WeatherArgs>
+    for Check<S>
+{
     type Response = Weather;
     type Error = &'static str;
     type Future = futures::future::Either<S::Future, Ready<Result<Weather, &'static str>>>;
@@ -99,20 +108,30 @@ impl<S> Layer<S> for CheckLayer {
 }
 
 fn args() -> WeatherArgs {
-    WeatherArgs { city: "Reykjavík".into(), days: 3 }
+    WeatherArgs {
+        city: "Reykjavík".into(),
+        days: 3,
+    }
 }
 
 fn typed_call(c: &mut Criterion) {
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let ctx = ToolContext::detached("bench");
     let mut group = c.benchmark_group("typed_call");
     group.bench_function("direct tool call (baseline)", |b| {
-        b.iter(|| runtime.block_on(async { black_box(GetWeather.call(black_box(args()), &ctx).await) }))
+        b.iter(|| {
+            runtime.block_on(async { black_box(GetWeather.call(black_box(args()), &ctx).await) })
+        })
     });
     for n in [0, 1, 8] {
         let call = TypedCall::new(GetWeather, interceptors(n));
         group.bench_function(format!("agents-kt, {n} Proceed interceptors"), |b| {
-            b.iter(|| runtime.block_on(async { black_box(call.call(black_box(args()), &ctx).await) }))
+            b.iter(|| {
+                runtime.block_on(async { black_box(call.call(black_box(args()), &ctx).await) })
+            })
         });
     }
     let tower_stack = ServiceBuilder::new()
@@ -124,19 +143,23 @@ fn typed_call(c: &mut Criterion) {
         .layer(CheckLayer)
         .layer(CheckLayer)
         .layer(CheckLayer)
-        .service(tower::service_fn(|args: WeatherArgs| ready(Ok::<_, &'static str>(direct(args)))));
+        .service(tower::service_fn(|args: WeatherArgs| {
+            ready(Ok::<_, &'static str>(direct(args)))
+        }));
     group.bench_function("tower, 8 layers", |b| {
         b.iter(|| {
-            runtime.block_on(async {
-                black_box(tower_stack.clone().oneshot(black_box(args())).await)
-            })
+            runtime
+                .block_on(async { black_box(tower_stack.clone().oneshot(black_box(args())).await) })
         })
     });
     group.finish();
 }
 
 fn dispatch_json(c: &mut Criterion) {
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let ctx = ToolContext::detached("bench");
     let text = json!({"city": "Reykjavík", "days": 3}).to_string();
     let mut group = c.benchmark_group("dispatch_json");
@@ -147,9 +170,14 @@ fn dispatch_json(c: &mut Criterion) {
         })
     });
     let call = TypedCall::new(GetWeather, interceptors(8));
-    group.bench_function("agents-kt, text → Args → 8 interceptors → tool → text", |b| {
-        b.iter(|| runtime.block_on(async { black_box(call.call_json(black_box(&text), &ctx).await) }))
-    });
+    group.bench_function(
+        "agents-kt, text → Args → 8 interceptors → tool → text",
+        |b| {
+            b.iter(|| {
+                runtime.block_on(async { black_box(call.call_json(black_box(&text), &ctx).await) })
+            })
+        },
+    );
     group.finish();
 }
 
@@ -172,33 +200,46 @@ fn agent(model: ScriptedModel) -> Agent<String, String> {
     Agent::builder("bench")
         .model(model)
         .tool(GetWeather)
-        .budget(Budget::default().max_turns(TURNS as u32).max_tool_calls(2 * TURNS as u32))
+        .budget(
+            Budget::default()
+                .max_turns(TURNS as u32)
+                .max_tool_calls(2 * TURNS as u32),
+        )
         .build()
         .unwrap()
 }
 
 fn agent_loop(c: &mut Criterion) {
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
     let mut group = c.benchmark_group("agent_loop_50_turns");
     group.sample_size(20);
-    group.bench_function("scripted model alone (baseline: its replies, requests recorded)", |b| {
-        b.iter_batched(
-            script,
-            |model| {
-                runtime.block_on(async {
-                    let request = ChatRequest::new(vec![Message::user("x")]);
-                    for _ in 0..TURNS {
-                        black_box(model.chat(&request).await.unwrap());
-                    }
-                })
-            },
-            criterion::BatchSize::SmallInput,
-        )
-    });
+    group.bench_function(
+        "scripted model alone (baseline: its replies, requests recorded)",
+        |b| {
+            b.iter_batched(
+                script,
+                |model| {
+                    runtime.block_on(async {
+                        let request = ChatRequest::new(vec![Message::user("x")]);
+                        for _ in 0..TURNS {
+                            black_box(model.chat(&request).await.unwrap());
+                        }
+                    })
+                },
+                criterion::BatchSize::SmallInput,
+            )
+        },
+    );
     group.bench_function("run path", |b| {
         b.iter_batched(
             || agent(script()),
-            |agent| runtime.block_on(async { black_box(agent.run("weather".into()).await.unwrap()) }),
+            |agent| {
+                runtime.block_on(async { black_box(agent.run("weather".into()).await.unwrap()) })
+            },
             criterion::BatchSize::SmallInput,
         )
     });

@@ -138,7 +138,12 @@ impl<T: crate::Tool> TypedCall<T> {
 
     /// Typed arguments in, the typed output (or `None` when denied or failed) out.
     pub async fn call(&self, args: T::Args, ctx: &crate::ToolContext) -> Option<T::Output> {
-        match self.0.call(args, ctx, Some(std::time::Duration::from_secs(60))).await.result {
+        match self
+            .0
+            .call(args, ctx, Some(std::time::Duration::from_secs(60)))
+            .await
+            .result
+        {
             crate::tool::runtime::CallResult::Completed { output, .. } => Some(output),
             _ => None,
         }
@@ -147,7 +152,10 @@ impl<T: crate::Tool> TypedCall<T> {
     /// The model's argument text in, the result text out — the agent loop's dispatch.
     pub async fn call_json(&self, arguments: &str, ctx: &crate::ToolContext) -> String {
         use crate::tool::runtime::ErasedTool;
-        let record = self.0.call_json(arguments, ctx, Some(std::time::Duration::from_secs(60))).await;
+        let record = self
+            .0
+            .call_json(arguments, ctx, Some(std::time::Duration::from_secs(60)))
+            .await;
         match record.result {
             crate::tool::runtime::CallResult::Completed { output, .. } => output.to_string(),
             _ => String::new(),
