@@ -6,7 +6,51 @@ use std::time::Duration;
 use rand::Rng;
 use reqwest::{RequestBuilder, Response, StatusCode};
 
-use crate::ModelError;
+use futures::future::BoxFuture;
+use futures::{FutureExt, StreamExt, TryStreamExt, stream};
+
+use super::sse::{self, Decoder};
+use crate::{ChatRequest, ChatResponse, ChatStream, ModelError};
+
+/// What differs between providers; `chat` and `chat_stream` below are the same for all.
+pub(crate) trait Provider: Send + Sync {
+    /// Turns the provider's stream events into chunks.
+    type Decoder: Decoder + Default;
+    /// The request body for `request`.
+    fn body(&self, request: &ChatRequest, stream: bool) -> serde_json::Value;
+    /// A POST of `body` to the provider's endpoint, with its headers.
+    fn post(&self, body: &str) -> RequestBuilder;
+    /// Timeouts and retries.
+    fn settings(&self) -> &HttpSettings;
+    /// A whole (non-streamed) answer.
+    fn response(body: &serde_json::Value) -> Result<ChatResponse, ModelError>;
+}
+
+/// `ModelClient::chat` for any provider: send with retries, parse the whole answer.
+pub(crate) fn chat<'a, P: Provider>(
+    provider: &'a P,
+    request: &'a ChatRequest,
+) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+    async move {
+        let body = provider.body(request, false).to_string();
+        let reply = send(|| provider.post(&body), provider.settings()).await?;
+        P::response(&json_body(reply).await?)
+    }
+    .boxed()
+}
+
+/// `ModelClient::chat_stream` for any provider: retries only until the stream starts delivering.
+pub(crate) fn chat_stream<'a, P: Provider>(
+    provider: &'a P,
+    request: &'a ChatRequest,
+) -> ChatStream<'a> {
+    let body = provider.body(request, true).to_string();
+    let idle = provider.settings().idle_timeout;
+    stream::once(async move { send(|| provider.post(&body), provider.settings()).await })
+        .map_ok(move |reply| sse::chunks(reply, idle, P::Decoder::default()))
+        .try_flatten()
+        .boxed()
+}
 
 /// When and how often a failed request is retried. A streamed answer is never retried once it
 /// has started delivering.

@@ -2,11 +2,10 @@
 //! OpenRouter, and Gemini's compatible endpoint.
 
 use futures::future::BoxFuture;
-use futures::{FutureExt, StreamExt, TryStreamExt, stream};
 use serde_json::{Map, Value, json};
 
-use super::http::{HttpSettings, json_body, preview, send};
-use super::sse::{self, Decoder, Step};
+use super::http::{self, HttpSettings, Provider, preview};
+use super::sse::{Decoder, Step};
 use crate::{
     ChatChunk, ChatRequest, ChatResponse, ChatStream, Message, ModelClient, ModelError, Role,
     ToolCall, Usage,
@@ -235,7 +234,8 @@ fn usage(usage: &Value) -> Option<Usage> {
 }
 
 /// Chat-completions stream chunks: `data: {json}` events, ended by `data: [DONE]`.
-struct ChunkDecoder;
+#[derive(Default)]
+pub(crate) struct ChunkDecoder;
 
 impl Decoder for ChunkDecoder {
     fn decode(&mut self, event: &eventsource_stream::Event) -> Result<Step, ModelError> {
@@ -306,25 +306,35 @@ impl Decoder for ChunkDecoder {
     }
 }
 
+impl Provider for OpenAiCompatible {
+    type Decoder = ChunkDecoder;
+
+    fn body(&self, request: &ChatRequest, stream: bool) -> Value {
+        self.body(request, stream)
+    }
+
+    fn post(&self, body: &str) -> reqwest::RequestBuilder {
+        self.post(body)
+    }
+
+    fn settings(&self) -> &HttpSettings {
+        &self.settings
+    }
+
+    fn response(body: &Value) -> Result<ChatResponse, ModelError> {
+        response(body)
+    }
+}
+
 impl ModelClient for OpenAiCompatible {
     fn chat<'a>(
         &'a self,
         request: &'a ChatRequest,
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
-        async move {
-            let body = self.body(request, false).to_string();
-            let reply = send(|| self.post(&body), &self.settings).await?;
-            response(&json_body(reply).await?)
-        }
-        .boxed()
+        http::chat(self, request)
     }
 
     fn chat_stream<'a>(&'a self, request: &'a ChatRequest) -> ChatStream<'a> {
-        let body = self.body(request, true).to_string();
-        let idle = self.settings.idle_timeout;
-        stream::once(async move { send(|| self.post(&body), &self.settings).await })
-            .map_ok(move |reply| sse::chunks(reply, idle, ChunkDecoder))
-            .try_flatten()
-            .boxed()
+        http::chat_stream(self, request)
     }
 }
