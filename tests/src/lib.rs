@@ -291,3 +291,33 @@ pub fn drain(
     }
     drained
 }
+
+/// Mount `replies` on `server` for POSTs to `path`, each answering one request, in order.
+pub async fn mount_in_order(
+    server: &wiremock::MockServer,
+    path: &str,
+    replies: Vec<wiremock::ResponseTemplate>,
+) {
+    use wiremock::Mock;
+    use wiremock::matchers::{method, path as on_path};
+    for (priority, reply) in replies.into_iter().enumerate() {
+        Mock::given(method("POST"))
+            .and(on_path(path))
+            .respond_with(reply)
+            .up_to_n_times(1)
+            .with_priority(u8::try_from(priority + 1).expect("at most 255 replies"))
+            .mount(server)
+            .await;
+    }
+}
+
+/// The JSON bodies of every request `server` received, in order.
+pub async fn bodies(server: &wiremock::MockServer) -> Vec<Value> {
+    server
+        .received_requests()
+        .await
+        .unwrap_or_default()
+        .iter()
+        .map(|r| serde_json::from_slice(&r.body).expect("a JSON request body"))
+        .collect()
+}

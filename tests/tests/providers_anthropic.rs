@@ -5,10 +5,13 @@ use std::time::Duration;
 
 use agents_kt::prelude::*;
 use agents_kt::{AgentError, Anthropic, HttpSettings, ModelError, RetryPolicy};
-use agents_kt_tests::{GetWeather, Path, WriteFile, drive};
+use agents_kt_tests::{GetWeather, Path, WriteFile, bodies, drive, mount_in_order};
 use serde_json::{Value, json};
-use wiremock::matchers::{header, method, path};
+use wiremock::matchers::{header, method};
 use wiremock::{Mock, MockServer, ResponseTemplate};
+
+/// The endpoint the client posts to.
+const ROUTE: &str = "/v1/messages";
 
 fn client(server: &MockServer) -> Anthropic {
     Anthropic::new("claude-test")
@@ -40,28 +43,6 @@ fn events(events: &[(&str, Value)]) -> ResponseTemplate {
         .map(|(kind, data)| format!("event: {kind}\ndata: {data}\n\n"))
         .collect();
     ResponseTemplate::new(200).set_body_raw(body, "text/event-stream")
-}
-
-async fn mount_in_order(server: &MockServer, replies: Vec<ResponseTemplate>) {
-    for (priority, reply) in replies.into_iter().enumerate() {
-        Mock::given(method("POST"))
-            .and(path("/v1/messages"))
-            .respond_with(reply)
-            .up_to_n_times(1)
-            .with_priority(u8::try_from(priority + 1).unwrap())
-            .mount(server)
-            .await;
-    }
-}
-
-async fn bodies(server: &MockServer) -> Vec<Value> {
-    server
-        .received_requests()
-        .await
-        .unwrap_or_default()
-        .iter()
-        .map(|r| serde_json::from_slice(&r.body).unwrap())
-        .collect()
 }
 
 #[tokio::test]
@@ -97,6 +78,7 @@ async fn tool_use_answers_run_tools_and_results_carry_ids_and_is_error() {
     let server = MockServer::start().await;
     mount_in_order(
         &server,
+        ROUTE,
         vec![
             message(json!([
                 {"type": "text", "text": "Checking."},
@@ -197,6 +179,7 @@ async fn streamed_text_and_tool_input_deltas_are_assembled_and_unknown_events_ig
     let server = MockServer::start().await;
     mount_in_order(
         &server,
+        ROUTE,
         vec![
             events(&stream_with_tool_call()),
             events(&[
@@ -238,6 +221,7 @@ async fn a_stream_error_event_ends_the_turn_with_the_providers_error() {
     let server = MockServer::start().await;
     mount_in_order(
         &server,
+        ROUTE,
         vec![events(&[
             ("message_start", json!({"type": "message_start", "message": {"usage": {"input_tokens": 1}}})),
             ("error", json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})),
@@ -254,7 +238,7 @@ async fn a_stream_cut_before_message_stop_runs_no_tool() {
     let server = MockServer::start().await;
     let mut cut = stream_with_tool_call();
     cut.truncate(9);
-    mount_in_order(&server, vec![events(&cut)]).await;
+    mount_in_order(&server, ROUTE, vec![events(&cut)]).await;
     let weather = GetWeather::default();
     let agent: Agent<String, String> = Agent::builder("a")
         .model(client(&server))
@@ -274,6 +258,7 @@ async fn an_overloaded_answer_is_retried_then_succeeds() {
     let server = MockServer::start().await;
     mount_in_order(
         &server,
+        ROUTE,
         vec![
             ResponseTemplate::new(529)
                 .set_body_json(json!({"type": "error", "error": {"type": "overloaded_error"}})),

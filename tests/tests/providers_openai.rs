@@ -7,10 +7,13 @@ use agents_kt::prelude::*;
 use agents_kt::{
     AgentError, BudgetLimit, HttpSettings, ModelError, OpenAiCompatible, RetryPolicy, Usage,
 };
-use agents_kt_tests::{GetWeather, Log, PATHS, Path, WriteFile, drive};
+use agents_kt_tests::{GetWeather, Log, PATHS, Path, WriteFile, bodies, drive, mount_in_order};
 use serde_json::{Value, json};
-use wiremock::matchers::{header, method, path};
+use wiremock::matchers::{header, method};
 use wiremock::{Mock, MockServer, ResponseTemplate};
+
+/// The endpoint the client posts to.
+const ROUTE: &str = "/v1/chat/completions";
 
 fn fast_retries() -> HttpSettings {
     HttpSettings {
@@ -69,32 +72,10 @@ fn delta(delta: Value) -> Value {
     json!({"id": "c", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta, "finish_reason": null}]})
 }
 
-async fn mount_in_order(server: &MockServer, replies: Vec<ResponseTemplate>) {
-    for (priority, reply) in replies.into_iter().enumerate() {
-        Mock::given(method("POST"))
-            .and(path("/v1/chat/completions"))
-            .respond_with(reply)
-            .up_to_n_times(1)
-            .with_priority(u8::try_from(priority + 1).unwrap())
-            .mount(server)
-            .await;
-    }
-}
-
-async fn bodies(server: &MockServer) -> Vec<Value> {
-    server
-        .received_requests()
-        .await
-        .unwrap_or_default()
-        .iter()
-        .map(|r| serde_json::from_slice(&r.body).unwrap())
-        .collect()
-}
-
 #[tokio::test]
 async fn the_request_carries_messages_tools_schemas_and_tool_choice() {
     let server = MockServer::start().await;
-    mount_in_order(&server, vec![text("hello")]).await;
+    mount_in_order(&server, ROUTE, vec![text("hello")]).await;
     let agent: Agent<String, String> = Agent::builder("a")
         .model(client(&server))
         .system_prompt("be brief")
@@ -128,6 +109,7 @@ async fn parallel_tool_calls_run_in_order_and_results_carry_their_tool_call_ids(
     let server = MockServer::start().await;
     mount_in_order(
         &server,
+        ROUTE,
         vec![
             calls(&[
                 ("call_a", "get_weather", json!({"city": "Oslo"})),
@@ -191,6 +173,7 @@ async fn streamed_tool_arguments_split_over_many_chunks_are_assembled() {
     );
     mount_in_order(
         &server,
+        ROUTE,
         vec![
             sse(&chunks, true),
             sse(&[delta(json!({"content": "Cold."}))], true),
@@ -229,6 +212,7 @@ async fn interleaved_parallel_streamed_calls_and_empty_deltas_are_handled() {
     ];
     mount_in_order(
         &server,
+        ROUTE,
         vec![
             sse(&chunks, true),
             sse(&[delta(json!({"content": "ok"}))], true),
@@ -252,7 +236,7 @@ async fn a_stream_cut_mid_call_is_an_error_and_runs_no_tool() {
     let chunks = vec![delta(
         json!({"tool_calls": [{"index": 0, "id": "c0", "function": {"name": "get_weather", "arguments": "{\"city\": \"Os"}}]}),
     )];
-    mount_in_order(&server, vec![sse(&chunks, false)]).await;
+    mount_in_order(&server, ROUTE, vec![sse(&chunks, false)]).await;
     let weather = GetWeather::default();
     let agent: Agent<String, String> = Agent::builder("a")
         .model(client(&server))
@@ -272,6 +256,7 @@ async fn a_429_is_retried_after_retry_after_then_succeeds() {
     let server = MockServer::start().await;
     mount_in_order(
         &server,
+        ROUTE,
         vec![
             ResponseTemplate::new(429)
                 .insert_header("retry-after", "0")
@@ -290,6 +275,7 @@ async fn a_streaming_request_is_retried_before_it_starts_delivering() {
     let server = MockServer::start().await;
     mount_in_order(
         &server,
+        ROUTE,
         vec![
             ResponseTemplate::new(503).set_body_string("busy"),
             sse(&[delta(json!({"content": "streamed"}))], true),
@@ -382,6 +368,7 @@ async fn token_usage_feeds_on_token_usage_and_max_tokens() {
     let server = MockServer::start().await;
     mount_in_order(
         &server,
+        ROUTE,
         vec![
             calls(&[("c", "get_weather", json!({"city": "Oslo"}))]),
             text("never"),
@@ -425,7 +412,7 @@ struct Verdict {
 #[tokio::test]
 async fn a_structured_output_sends_its_schema_as_the_response_format() {
     let server = MockServer::start().await;
-    mount_in_order(&server, vec![text(r#"{"approved": true}"#)]).await;
+    mount_in_order(&server, ROUTE, vec![text(r#"{"approved": true}"#)]).await;
     let agent: Agent<String, Verdict> = Agent::builder("a").model(client(&server)).build().unwrap();
     assert_eq!(
         agent.run("x".into()).await.unwrap(),
