@@ -246,6 +246,10 @@ impl BudgetTracker {
     /// The thresholds (by index into `fractions`) newly crossed, each reported once per run.
     pub(crate) fn crossed(&mut self, fractions: &[f64]) -> Vec<(usize, BudgetUsage)> {
         let mut crossed = Vec::new();
+        // Without threshold observers there is nothing to compute (nor a clock to read).
+        if fractions.is_empty() {
+            return crossed;
+        }
         for usage in self.usage() {
             for (index, fraction) in fractions.iter().enumerate() {
                 let key = (index, usage.limit);

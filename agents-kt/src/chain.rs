@@ -76,31 +76,66 @@ pub async fn run_chain<T, R, I>(interceptors: &[I], value: T) -> ChainOutcome<T,
 where
     I: AsRef<dyn Interceptor<T, R>>,
 {
-    let mut value = value;
-    let mut effect = Effect::Proceed;
-    let mut decisions = Vec::new();
+    let mut chain = ChainState::new(value);
     for (index, interceptor) in interceptors.iter().enumerate() {
-        let decision = decide(interceptor.as_ref(), &value).await;
+        // A panic, while deciding or while awaiting the decision, is a Deny (rule 4).
+        let decision = {
+            let value = &chain.value;
+            match catch_unwind(AssertUnwindSafe(|| interceptor.as_ref().intercept(value))) {
+                Ok(Intercepted::Ready(decision)) => decision,
+                Ok(Intercepted::Pending(future)) => AssertUnwindSafe(future)
+                    .catch_unwind()
+                    .await
+                    .unwrap_or_else(|payload| Decision::Deny(panic_message(payload.as_ref()))),
+                Err(payload) => Decision::Deny(panic_message(payload.as_ref())),
+            }
+        };
+        // Most decisions are `Proceed`: nothing to record, and no call to make.
+        if !matches!(decision, Decision::Proceed) {
+            chain.record(index, decision);
+        }
+    }
+    chain.finish()
+}
+
+/// A chain being run: the value the next interceptor observes, and what was decided so far.
+struct ChainState<T, R> {
+    value: T,
+    effect: Effect<R>,
+    decisions: Vec<ChainDecision>,
+}
+
+impl<T, R> ChainState<T, R> {
+    fn new(value: T) -> Self {
+        ChainState {
+            value,
+            effect: Effect::Proceed,
+            decisions: Vec::new(),
+        }
+    }
+
+    /// Apply rules 1–3 to the decision of interceptor `index`.
+    fn record(&mut self, index: usize, decision: Decision<T, R>) {
         let kind = decision.kind();
         if kind == DecisionKind::Proceed {
-            continue;
+            return;
         }
-        let effective = matches!(effect, Effect::Proceed);
+        let effective = matches!(self.effect, Effect::Proceed);
         let reason = match &decision {
             Decision::Deny(reason) => Some(reason.clone()),
             _ => None,
         };
-        decisions.push(ChainDecision {
+        self.decisions.push(ChainDecision {
             index,
             decision: kind,
             reason,
             effective,
         });
         if effective {
-            effect = match decision {
+            self.effect = match decision {
                 Decision::Proceed => Effect::Proceed,
                 Decision::ProceedWith(replacement) => {
-                    value = replacement;
+                    self.value = replacement;
                     Effect::ProceedWith
                 }
                 Decision::Deny(reason) => Effect::Deny(reason),
@@ -108,22 +143,13 @@ where
             };
         }
     }
-    ChainOutcome {
-        value,
-        effect,
-        decisions,
-    }
-}
 
-/// One interceptor's decision, with a panic (sync or async) turned into `Deny`.
-async fn decide<T, R>(interceptor: &dyn Interceptor<T, R>, value: &T) -> Decision<T, R> {
-    match catch_unwind(AssertUnwindSafe(|| interceptor.intercept(value))) {
-        Ok(Intercepted::Ready(decision)) => decision,
-        Ok(Intercepted::Pending(future)) => AssertUnwindSafe(future)
-            .catch_unwind()
-            .await
-            .unwrap_or_else(|payload| Decision::Deny(panic_message(payload.as_ref()))),
-        Err(payload) => Decision::Deny(panic_message(payload.as_ref())),
+    fn finish(self) -> ChainOutcome<T, R> {
+        ChainOutcome {
+            value: self.value,
+            effect: self.effect,
+            decisions: self.decisions,
+        }
     }
 }
 

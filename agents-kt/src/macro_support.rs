@@ -140,7 +140,7 @@ impl<T: crate::Tool> TypedCall<T> {
     pub async fn call(&self, args: T::Args, ctx: &crate::ToolContext) -> Option<T::Output> {
         match self
             .0
-            .call(args, ctx, Some(std::time::Duration::from_secs(60)))
+            .call(args, ctx, Some(std::time::Duration::from_secs(60)), false)
             .await
             .result
         {
@@ -154,10 +154,15 @@ impl<T: crate::Tool> TypedCall<T> {
         use crate::tool::runtime::ErasedTool;
         let record = self
             .0
-            .call_json(arguments, ctx, Some(std::time::Duration::from_secs(60)))
+            .call_json(
+                arguments,
+                ctx,
+                Some(std::time::Duration::from_secs(60)),
+                false,
+            )
             .await;
         match record.result {
-            crate::tool::runtime::CallResult::Completed { output, .. } => output.to_string(),
+            crate::tool::runtime::CallResult::Completed { output, .. } => output.text,
             _ => String::new(),
         }
     }

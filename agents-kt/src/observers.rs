@@ -64,6 +64,11 @@ impl PipelineHub {
         receiver
     }
 
+    /// Whether any `observe()` stream may still be listening.
+    pub(crate) fn is_observed(&self) -> bool {
+        !self.lock().is_empty()
+    }
+
     /// Send `event` to every subscriber, forgetting those that hung up.
     pub(crate) fn publish(&self, event: impl FnOnce() -> PipelineEvent) {
         let mut subscribers = self.lock();

@@ -157,8 +157,8 @@ async fn typed_interceptor_functions_decide_with_the_tools_own_types() {
         answers,
         vec![
             "ERROR: Tool 'get_weather' denied by policy: no weather service on Mars",
-            r#"{"celsius":-170,"city":"Moon"}"#,
-            r#"{"celsius":18,"city":"Paris"}"#,
+            r#"{"city":"Moon","celsius":-170}"#,
+            r#"{"city":"Paris","celsius":18}"#,
             "ERROR: Tool 'get_weather' denied by policy: approver unreachable",
         ]
     );
@@ -294,7 +294,7 @@ async fn an_agent_block_registers_its_methods_in_source_order() {
             "turn with 3 messages",
         ]
     );
-    assert_eq!(last_message(&model, 1), r#"{"celsius":5,"city":"OSLO"}"#);
+    assert_eq!(last_message(&model, 1), r#"{"city":"OSLO","celsius":5}"#);
     let decisions: Vec<_> = drain(&mut pipeline)
         .into_iter()
         .filter_map(|e| match e {

@@ -11,7 +11,9 @@ use super::run::Run;
 use crate::budget::{BudgetTracker, exceeded};
 use crate::observers::notify;
 use crate::tool::ToolEvents;
-use crate::tool::runtime::{CallRecord, CallResult, ErasedTool, ToolFailure, ToolRuntime};
+use crate::tool::runtime::{
+    CallRecord, CallResult, ErasedTool, JsonOutput, ToolFailure, ToolRuntime, parse_or_text,
+};
 use crate::{
     AgentError, AgentEvent, BudgetLimit, InterceptionPoint, Message, PipelineEvent, Tool, ToolCall,
     ToolContext,
@@ -27,6 +29,16 @@ pub(crate) struct Answer {
     /// content).
     #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
     pub output: Option<Value>,
+}
+
+impl Answer {
+    fn error(text: String) -> Self {
+        Answer {
+            text,
+            is_error: true,
+            output: None,
+        }
+    }
 }
 
 impl<OUT: Clone + Send + 'static> Run<OUT> {
@@ -61,7 +73,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                 let answer = self.reject(call, text);
                 return Ok(Message::tool_result(&call.id, answer.text, true));
             };
-            let answer = self.call_tool(tool, call).await?;
+            let answer = self.call_tool(tool, call, false).await?;
             Ok(Message::tool_result(&call.id, answer.text, answer.is_error))
         }
         .instrument(span)
@@ -69,11 +81,13 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
     }
 
     /// A call of a tool the caller may use (the allow-list, or the MCP exposure, already
-    /// checked): budget → size → parse → chain → tool, then everyone is told.
+    /// checked): budget → size → parse → chain → tool, then everyone is told. `structured` asks
+    /// for the result as JSON too (MCP's structured content).
     pub(crate) async fn call_tool(
         self: &Arc<Self>,
         tool: &Arc<dyn ErasedTool>,
         call: &ToolCall,
+        structured: bool,
     ) -> Result<Answer, AgentError> {
         self.spend(BudgetTracker::begin_tool_call)?;
         let limit = self.max_tool_args_bytes();
@@ -87,11 +101,11 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             return Ok(self.reject(call, text));
         }
         let ctx = self.tool_context(&call.id);
+        let report = structured || self.reports_tool_calls();
         let record = tool
-            .call_json(&call.arguments, &ctx, Some(self.tool_timeout()))
+            .call_json(&call.arguments, &ctx, Some(self.tool_timeout()), report)
             .await;
-        let raw_args = || parse_or_text(&call.arguments);
-        self.finish_call(&call.id, tool.name(), &record, raw_args)
+        self.finish_call(&call.id, tool.name(), record, structured)
     }
 
     /// A code skill's typed call of tool `T`.
@@ -115,24 +129,41 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         async {
             self.spend(BudgetTracker::begin_tool_call)?;
             let ctx = self.tool_context(&call_id);
-            let record = runtime.call(args, &ctx, Some(self.tool_timeout())).await;
-            let answer = self.finish_call(&call_id, T::NAME, &record.to_json(), || Value::Null)?;
-            match record.result {
-                CallResult::Completed { output, .. } => Ok(output),
-                CallResult::Denied { reason, .. } => Err(AgentError::ToolDenied {
+            let report = self.reports_tool_calls();
+            let record = runtime
+                .call(args, &ctx, Some(self.tool_timeout()), report)
+                .await;
+            let (record, output) = record.into_json(report);
+            let denied = match &record.result {
+                CallResult::Denied { reason } => Some(reason.clone()),
+                _ => None,
+            };
+            let answer = self.finish_call(&call_id, T::NAME, record, false)?;
+            match (output, denied) {
+                (Some(output), _) => Ok(output),
+                (None, Some(reason)) => Err(AgentError::ToolDenied {
                     tool: T::NAME.to_string(),
                     reason,
                 }),
-                CallResult::Failed { .. } | CallResult::Invalid { .. } => {
-                    Err(AgentError::ToolFailed {
-                        tool: T::NAME.to_string(),
-                        error: answer.text,
-                    })
-                }
+                (None, None) => Err(AgentError::ToolFailed {
+                    tool: T::NAME.to_string(),
+                    error: answer.text,
+                }),
             }
         }
         .instrument(span)
         .await
+    }
+
+    /// Whether anyone reads how tool calls went — tool observers, `observe()` streams, the
+    /// session's events. Only then are arguments and outputs built as JSON values.
+    fn reports_tool_calls(&self) -> bool {
+        let observers = &self.core.observers;
+        self.is_session()
+            || !observers.tool_use.is_empty()
+            || !observers.tool_denied.is_empty()
+            || !observers.tool_error.is_empty()
+            || self.core.hub.is_observed()
     }
 
     fn tool_context(self: &Arc<Self>, call_id: &str) -> ToolContext {
@@ -141,8 +172,8 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             .then(|| Arc::clone(self) as Arc<dyn ToolEvents>);
         ToolContext::new(
             call_id.to_string(),
-            self.ids().session_id.clone(),
-            self.ids().run_id.clone(),
+            Arc::clone(&self.shared_ids().session_id),
+            Arc::clone(&self.shared_ids().run_id),
             events,
         )
     }
@@ -163,26 +194,30 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             result: Value::String(text.clone()),
             is_error: true,
         });
-        Answer {
-            text,
-            is_error: true,
-            output: None,
-        }
+        Answer::error(text)
     }
 
     /// Tell observers, the pipeline and the session how a call ended, and word the answer for the
-    /// model. A tool that ran past its timeout ends the run.
+    /// caller; the answer keeps the output's JSON value only when `structured`. A tool that ran
+    /// past its timeout ends the run.
     fn finish_call(
         &self,
         call_id: &str,
         tool: &str,
-        record: &CallRecord<Value, Value>,
-        raw_args: impl FnOnce() -> Value,
+        record: CallRecord<JsonOutput>,
+        structured: bool,
     ) -> Result<Answer, AgentError> {
         tracing::Span::current().record("decision", tracing::field::display(record.effect));
         self.report_decisions(InterceptionPoint::ToolCall, tool, &record.decisions);
         let observers = &self.core.observers;
-        let (args, answer) = match &record.result {
+        let CallRecord {
+            args: args_json,
+            result,
+            ..
+        } = record;
+        let args = &args_json;
+        let mut timed_out = None;
+        let answer = match result {
             CallResult::Invalid { reason } => {
                 let text = format!("ERROR: Invalid arguments for tool '{tool}': {reason}");
                 self.publish(|ids| PipelineEvent::ToolRejected {
@@ -191,47 +226,35 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                     tool: tool.to_string(),
                     reason: text.clone(),
                 });
-                (
-                    raw_args(),
-                    Answer {
-                        text,
-                        is_error: true,
-                        output: None,
-                    },
-                )
+                Answer::error(text)
             }
             CallResult::Completed {
-                args,
                 output,
                 substituted,
             } => {
-                for observer in &observers.tool_use {
-                    notify("on_tool_use", || observer(tool, args, output));
+                if !observers.tool_use.is_empty() {
+                    let value = output.value();
+                    for observer in &observers.tool_use {
+                        notify("on_tool_use", || observer(tool, args, &value));
+                    }
                 }
                 self.publish(|ids| PipelineEvent::ToolUsed {
                     ids,
                     call_id: call_id.to_string(),
                     tool: tool.to_string(),
                     args: args.clone(),
-                    result: output.clone(),
-                    substituted: *substituted,
+                    result: output.value().into_owned(),
+                    substituted,
                 });
-                let text = match output {
-                    Value::String(text) => text.clone(),
-                    other => other.to_string(),
-                };
-                (
-                    args.clone(),
-                    Answer {
-                        text,
-                        is_error: false,
-                        output: Some(output.clone()),
-                    },
-                )
+                Answer {
+                    output: output.value,
+                    text: output.text,
+                    is_error: false,
+                }
             }
-            CallResult::Denied { args, reason } => {
+            CallResult::Denied { reason } => {
                 for observer in &observers.tool_denied {
-                    notify("on_tool_denied", || observer(tool, args, reason));
+                    notify("on_tool_denied", || observer(tool, args, &reason));
                 }
                 self.publish(|ids| PipelineEvent::ToolDenied {
                     ids,
@@ -240,17 +263,9 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                     args: args.clone(),
                     reason: reason.clone(),
                 });
-                let text = format!("ERROR: Tool '{tool}' denied by policy: {reason}");
-                (
-                    args.clone(),
-                    Answer {
-                        text,
-                        is_error: true,
-                        output: None,
-                    },
-                )
+                Answer::error(format!("ERROR: Tool '{tool}' denied by policy: {reason}"))
             }
-            CallResult::Failed { args, failure } => {
+            CallResult::Failed { failure } => {
                 let error = failure.to_string();
                 tracing::warn!(tool, %error, "tool failed");
                 for observer in &observers.tool_error {
@@ -263,38 +278,45 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                     args: args.clone(),
                     error: error.clone(),
                 });
-                let text = format!("ERROR: Tool '{tool}' failed: {error}");
-                (
-                    args.clone(),
-                    Answer {
-                        text,
-                        is_error: true,
-                        output: None,
-                    },
-                )
+                if let ToolFailure::TimedOut(after) = failure {
+                    timed_out = Some(after);
+                }
+                Answer::error(format!("ERROR: Tool '{tool}' failed: {error}"))
             }
         };
+        let mut answer = answer;
+        self.emit_finished(call_id, tool, args_json, &mut answer, structured);
+        match timed_out {
+            Some(after) => Err(exceeded(
+                BudgetLimit::PerToolTimeout,
+                format!("tool '{tool}' ran longer than {after:?}"),
+            )),
+            None => Ok(answer),
+        }
+    }
+
+    /// Tell the session how a call ended: the result as JSON, or the error text. The arguments,
+    /// and the output unless the caller wants it `structured`, are moved in: this is their last
+    /// reader.
+    fn emit_finished(
+        &self,
+        call_id: &str,
+        tool: &str,
+        args: Value,
+        answer: &mut Answer,
+        structured: bool,
+    ) {
         self.emit(|| AgentEvent::ToolCallFinished {
             call_id: call_id.to_string(),
             tool: tool.to_string(),
-            result: match &record.result {
-                CallResult::Completed { output, .. } => output.clone(),
+            args,
+            result: match &mut answer.output {
+                Some(output) if !answer.is_error && structured => output.clone(),
+                Some(output) if !answer.is_error => output.take(),
                 _ => Value::String(answer.text.clone()),
             },
-            args,
             is_error: answer.is_error,
         });
-        if let CallResult::Failed {
-            failure: ToolFailure::TimedOut(after),
-            ..
-        } = &record.result
-        {
-            return Err(exceeded(
-                BudgetLimit::PerToolTimeout,
-                format!("tool '{tool}' ran longer than {after:?}"),
-            ));
-        }
-        Ok(answer)
     }
 }
 
@@ -313,9 +335,4 @@ impl<OUT: Clone + Send + 'static> ToolEvents for Run<OUT> {
             progress,
         });
     }
-}
-
-/// The model's argument text as JSON when it parses, as a string otherwise.
-fn parse_or_text(arguments: &str) -> Value {
-    serde_json::from_str(arguments).unwrap_or_else(|_| Value::String(arguments.to_string()))
 }

@@ -205,7 +205,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
             "tool_call",
             tool = %name, call_id = %call.id, client = %client, decision = tracing::field::Empty
         );
-        run.call_tool(tool, &call).instrument(span).await
+        run.call_tool(tool, &call, true).instrument(span).await
     }
 
     /// The agent's tool named `name`, for MCP listing.

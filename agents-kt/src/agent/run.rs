@@ -21,11 +21,20 @@ use crate::{
 pub(crate) struct Run<OUT> {
     pub(super) core: Arc<Core<OUT>>,
     ids: RunIds,
+    /// The ids again, shared by every tool call's context.
+    shared_ids: SharedIds,
     /// The session's event stream; `None` on the chat path.
     events: Option<UnboundedSender<AgentEvent<OUT>>>,
     budget: Mutex<BudgetTracker>,
     /// A turn substitute taken inside a code skill: it is the run's output.
     substitute: Mutex<Option<OUT>>,
+}
+
+/// A run's session and run ids, shared rather than copied into each tool call's context.
+#[derive(Clone)]
+pub(crate) struct SharedIds {
+    pub session_id: Arc<str>,
+    pub run_id: Arc<str>,
 }
 
 /// What one model turn produced.
@@ -43,9 +52,14 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         events: Option<UnboundedSender<AgentEvent<OUT>>>,
     ) -> Self {
         let budget = Mutex::new(BudgetTracker::new(core.budget.clone()));
+        let shared_ids = SharedIds {
+            session_id: Arc::from(ids.session_id.as_str()),
+            run_id: Arc::from(ids.run_id.as_str()),
+        };
         Run {
             core,
             ids,
+            shared_ids,
             events,
             budget,
             substitute: Mutex::new(None),
@@ -54,6 +68,10 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
 
     pub(crate) fn ids(&self) -> &RunIds {
         &self.ids
+    }
+
+    pub(crate) fn shared_ids(&self) -> &SharedIds {
+        &self.shared_ids
     }
 
     /// Whether this run streams (the session path).
@@ -175,17 +193,19 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         let turn = self.spend(BudgetTracker::begin_turn)?;
         let span = tracing::info_span!("turn", turn, decision = tracing::field::Empty);
         async {
-            let target = format!("turn {turn}");
+            let target = || format!("turn {turn}");
             let outcome =
                 run_chain(&self.core.turn_chain, std::mem::take(&mut request.messages)).await;
             request.messages = outcome.value;
-            self.report_decisions(InterceptionPoint::Turn, &target, &outcome.decisions);
+            if !outcome.decisions.is_empty() {
+                self.report_decisions(InterceptionPoint::Turn, &target(), &outcome.decisions);
+            }
             match outcome.effect {
                 Effect::Deny(reason) => {
                     tracing::Span::current().record("decision", "Deny");
                     return Err(AgentError::InterceptorDenied {
                         point: InterceptionPoint::Turn,
-                        target,
+                        target: target(),
                         reason,
                     });
                 }
@@ -296,14 +316,14 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             if response.tool_calls.is_empty() {
                 return self.core.output.parse(response.content);
             }
-            request.messages.push(Message::assistant(
-                response.content,
-                response.tool_calls.clone(),
-            ));
-            for call in &response.tool_calls {
-                let answer = self.dispatch(skill, allowed, call).await?;
-                request.messages.push(answer);
+            // The calls move into the history once; the answers follow them in call order.
+            let assistant = Message::assistant(response.content, response.tool_calls);
+            let mut answers = Vec::with_capacity(assistant.tool_calls.len());
+            for call in &assistant.tool_calls {
+                answers.push(self.dispatch(skill, allowed, call).await?);
             }
+            request.messages.push(assistant);
+            request.messages.extend(answers);
         }
     }
 }

@@ -90,13 +90,14 @@ impl Reply {
         }
     }
 
-    /// The chunks as streamed: text in word-sized pieces and tool arguments in several pieces, so
-    /// the stream path exercises reassembly. Tool calls without an id get one here.
-    fn streamed(self, call_ids: &mut usize) -> (Vec<ChatChunk>, Option<ModelError>) {
+    /// The chunks as delivered. Streamed (`split`), text comes in word-sized pieces and tool
+    /// arguments in several pieces, so the stream path exercises reassembly; whole, they are
+    /// delivered as written. Tool calls without an id get one here.
+    fn delivered(self, call_ids: &mut usize, split: bool) -> (Vec<ChatChunk>, Option<ModelError>) {
         let mut streamed = Vec::new();
         for chunk in self.chunks {
             match chunk {
-                ChatChunk::Text(text) => streamed.extend(
+                ChatChunk::Text(text) if split => streamed.extend(
                     text.split_inclusive(' ')
                         .map(|piece| ChatChunk::Text(piece.to_string())),
                 ),
@@ -112,7 +113,11 @@ impl Reply {
                             format!("call-{call_ids}")
                         })
                     });
-                    let pieces = split_in_three(&arguments);
+                    let pieces = if split {
+                        split_in_three(&arguments)
+                    } else {
+                        vec![arguments]
+                    };
                     for (position, piece) in pieces.into_iter().enumerate() {
                         let first = position == 0;
                         streamed.push(ChatChunk::ToolCallDelta {
@@ -148,7 +153,9 @@ fn split_in_three(text: &str) -> Vec<String> {
 ///
 /// Cloning it shares the script and the record, so a test can keep one handle and give the other
 /// to the agent. When the script runs out, the call fails with
-/// [`ModelError::ScriptExhausted`].
+/// [`ModelError::ScriptExhausted`]. Recording copies each request, history and all; a long run
+/// that does not need the record (a benchmark) turns it off with
+/// [`without_recording`](ScriptedModel::without_recording).
 ///
 /// ```
 /// use agents_kt::{ChatRequest, Message, ModelClient, Reply, ScriptedModel};
@@ -167,6 +174,9 @@ pub struct ScriptedModel {
 struct ScriptState {
     replies: VecDeque<Reply>,
     requests: Vec<ChatRequest>,
+    /// Requests received, recorded or not.
+    received: usize,
+    recording: bool,
     call_ids: usize,
 }
 
@@ -176,9 +186,26 @@ impl ScriptedModel {
         ScriptedModel {
             state: Arc::new(Mutex::new(ScriptState {
                 replies: replies.into_iter().collect(),
+                recording: true,
                 ..ScriptState::default()
             })),
         }
+    }
+
+    /// The same model, no longer keeping copies of the requests it receives:
+    /// [`requests`](ScriptedModel::requests) stays empty, [`request_count`](ScriptedModel::request_count)
+    /// still counts.
+    ///
+    /// ```
+    /// use agents_kt::{ChatRequest, ModelClient, Reply, ScriptedModel};
+    /// let model = ScriptedModel::new([Reply::text("hello")]).without_recording();
+    /// futures::executor::block_on(model.chat(&ChatRequest::default())).unwrap();
+    /// assert_eq!(model.request_count(), 1);
+    /// assert!(model.requests().is_empty());
+    /// ```
+    pub fn without_recording(self) -> Self {
+        self.state().recording = false;
+        self
     }
 
     /// Append a reply to the script.
@@ -193,7 +220,7 @@ impl ScriptedModel {
 
     /// How many requests were received so far.
     pub fn request_count(&self) -> usize {
-        self.state().requests.len()
+        self.state().received
     }
 
     /// How many scripted replies are still unused.
@@ -208,20 +235,25 @@ impl ScriptedModel {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Record `request` and take the next reply as streamed chunks.
+    /// Record `request` and take the next reply as chunks, split as a stream would deliver them
+    /// when `streamed`.
     fn next(
         &self,
         request: &ChatRequest,
+        streamed: bool,
     ) -> Result<(Vec<ChatChunk>, Option<ModelError>), ModelError> {
         let mut state = self.state();
-        state.requests.push(request.clone());
-        let number = state.requests.len();
+        state.received += 1;
+        if state.recording {
+            state.requests.push(request.clone());
+        }
+        let number = state.received;
         let reply = state
             .replies
             .pop_front()
             .ok_or(ModelError::ScriptExhausted { request: number })?;
         let ScriptState { call_ids, .. } = &mut *state;
-        Ok(reply.streamed(call_ids))
+        Ok(reply.delivered(call_ids, streamed))
     }
 }
 
@@ -230,7 +262,7 @@ impl ModelClient for ScriptedModel {
         &'a self,
         request: &'a ChatRequest,
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
-        let answer = self.next(request).and_then(|(chunks, failure)| {
+        let answer = self.next(request, false).and_then(|(chunks, failure)| {
             if let Some(error) = failure {
                 return Err(error);
             }
@@ -242,7 +274,7 @@ impl ModelClient for ScriptedModel {
     }
 
     fn chat_stream<'a>(&'a self, request: &'a ChatRequest) -> ChatStream<'a> {
-        match self.next(request) {
+        match self.next(request, true) {
             Ok((chunks, failure)) => stream::iter(chunks.into_iter().map(Ok))
                 .chain(stream::iter(failure.map(Err)))
                 .boxed(),

@@ -26,16 +26,17 @@ pub(crate) trait ToolEvents: Send + Sync {
 #[derive(Clone)]
 pub struct ToolContext {
     call_id: String,
-    session_id: String,
-    run_id: String,
+    // Shared with the run: a context per call costs no copies of the run's ids.
+    session_id: Arc<str>,
+    run_id: Arc<str>,
     events: Option<Arc<dyn ToolEvents>>,
 }
 
 impl ToolContext {
     pub(crate) fn new(
         call_id: String,
-        session_id: String,
-        run_id: String,
+        session_id: Arc<str>,
+        run_id: Arc<str>,
         events: Option<Arc<dyn ToolEvents>>,
     ) -> Self {
         ToolContext {
@@ -48,7 +49,7 @@ impl ToolContext {
 
     /// A context outside any agent run, for calling a tool directly (tests, scripts).
     pub fn detached(call_id: impl Into<String>) -> Self {
-        ToolContext::new(call_id.into(), String::new(), String::new(), None)
+        ToolContext::new(call_id.into(), Arc::from(""), Arc::from(""), None)
     }
 
     /// The id of this tool call (the model's id on the agent loop).
@@ -71,22 +72,24 @@ impl ToolContext {
     /// dropped. A value that does not serialize is reported as its error text.
     pub fn emit(&self, progress: impl Serialize) {
         if let Some(events) = &self.events {
-            events.progress(&self.call_id, to_json(progress, "progress"));
+            events.progress(&self.call_id, to_json(progress));
         }
     }
 
-    /// Report that `tool` is about to run with `args`.
-    pub(crate) fn started(&self, tool: &str, args: &impl Serialize) {
+    /// Report that `tool` is about to run with `args` (already JSON: a call with events is a
+    /// reported call).
+    #[inline]
+    pub(crate) fn started(&self, tool: &str, args: &Value) {
         if let Some(events) = &self.events {
-            events.started(&self.call_id, tool, to_json(args, "arguments"));
+            events.started(&self.call_id, tool, args.clone());
         }
     }
 }
 
-/// A value as JSON for an event; a value that does not serialize is reported by its error.
-fn to_json(value: impl Serialize, what: &str) -> Value {
+/// Progress as JSON for an event; a value that does not serialize is reported by its error.
+fn to_json(value: impl Serialize) -> Value {
     serde_json::to_value(value)
-        .unwrap_or_else(|error| Value::String(format!("<{what} not serializable: {error}>")))
+        .unwrap_or_else(|error| Value::String(format!("<progress not serializable: {error}>")))
 }
 
 impl fmt::Debug for ToolContext {

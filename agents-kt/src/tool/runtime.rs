@@ -1,12 +1,17 @@
 //! One registered tool with its interceptor chain: parse → chain → execute, typed or from JSON.
 
 use std::any::Any;
+use std::borrow::Cow;
+use std::future::Future;
 use std::panic::AssertUnwindSafe;
+use std::pin::{Pin, pin};
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::Duration;
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
+use serde::Serialize;
 use serde_json::Value;
 
 use super::{Tool, ToolContext};
@@ -15,19 +20,15 @@ use crate::{DecisionKind, Interceptor, ToolSpec};
 
 /// How a tool call ended, before anyone is told.
 #[derive(Debug)]
-pub(crate) enum CallResult<A, O> {
+pub(crate) enum CallResult<O> {
     /// The arguments did not parse into the tool's `Args`; nothing ran.
     Invalid { reason: String },
     /// The tool ran (or a substitute stood in for it) and produced `output`.
-    Completed {
-        args: A,
-        output: O,
-        substituted: bool,
-    },
+    Completed { output: O, substituted: bool },
     /// An interceptor denied the call; the tool did not run.
-    Denied { args: A, reason: String },
+    Denied { reason: String },
     /// The tool body failed.
-    Failed { args: A, failure: ToolFailure },
+    Failed { failure: ToolFailure },
 }
 
 /// Why a tool body failed.
@@ -51,12 +52,62 @@ impl std::fmt::Display for ToolFailure {
     }
 }
 
-/// A finished call: its result, the chain's decisions, and the effective decision's kind.
+/// A finished call: the arguments it ran with, its result, the chain's decisions, and the
+/// effective decision's kind.
 #[derive(Debug)]
-pub(crate) struct CallRecord<A, O> {
-    pub result: CallResult<A, O>,
+pub(crate) struct CallRecord<O> {
+    /// The arguments after the chain (a `ProceedWith` replacement included) as JSON, when the call
+    /// is reported; `Value::Null` when nobody will read them, so the hot path never builds them.
+    pub args: Value,
+    pub result: CallResult<O>,
     pub decisions: Vec<ChainDecision>,
     pub effect: DecisionKind,
+}
+
+/// A tool's output as its caller reads it: the text for the model (or an MCP client), and the
+/// JSON value for observers, events and MCP structured content when the call is reported.
+#[derive(Debug)]
+pub(crate) struct JsonOutput {
+    pub text: String,
+    pub value: Option<Value>,
+}
+
+impl JsonOutput {
+    /// Serialize `output` straight to text, in its own field order, and to a `Value` too only
+    /// when someone reads one. The text is the same either way; a JSON string becomes its plain
+    /// text, so the model reads `sunny`, not `"sunny"`.
+    fn of<O: Serialize + 'static>(output: &O, report: bool) -> Result<Self, serde_json::Error> {
+        if let Some(text) = (output as &dyn Any).downcast_ref::<String>() {
+            let value = report.then(|| Value::String(text.clone()));
+            return Ok(JsonOutput {
+                text: text.clone(),
+                value,
+            });
+        }
+        let text = serde_json::to_string(output)?;
+        let text = if text.starts_with('"') {
+            serde_json::from_str::<String>(&text)?
+        } else {
+            text
+        };
+        let value = if report {
+            Some(serde_json::to_value(output)?)
+        } else {
+            None
+        };
+        Ok(JsonOutput { text, value })
+    }
+
+    /// The output as JSON: the value when it was built, otherwise read back from the text.
+    pub(crate) fn value(&self) -> Cow<'_, Value> {
+        match &self.value {
+            Some(value) => Cow::Borrowed(value),
+            None => Cow::Owned(
+                serde_json::from_str(&self.text)
+                    .unwrap_or_else(|_| Value::String(self.text.clone())),
+            ),
+        }
+    }
 }
 
 /// A tool of one agent: the tool itself, what the model is told about it, and its chain (typed
@@ -76,27 +127,29 @@ impl<T: Tool> ToolRuntime<T> {
         ToolRuntime { tool, spec, chain }
     }
 
-    /// Run the chain over `args`, then the tool unless the chain denied or substituted.
+    /// Run the chain over `args`, then the tool unless the chain denied or substituted. With
+    /// `report`, the record carries the arguments as JSON for observers and events.
     pub(crate) async fn call(
         &self,
         args: T::Args,
         ctx: &ToolContext,
         timeout: Option<Duration>,
-    ) -> CallRecord<T::Args, T::Output> {
+        report: bool,
+    ) -> CallRecord<T::Output> {
         let outcome = run_chain(&self.chain, args).await;
         let args = outcome.value;
+        // Serialized before the tool consumes them, and only when someone will read them: this
+        // replaces a clone on every call.
+        let args_json = if report { json(&args) } else { Value::Null };
         let (result, effect) = match outcome.effect {
-            Effect::Deny(reason) => (CallResult::Denied { args, reason }, DecisionKind::Deny),
+            Effect::Deny(reason) => (CallResult::Denied { reason }, DecisionKind::Deny),
             Effect::Substitute(output) => {
-                ctx.started(T::NAME, &args);
-                (
-                    CallResult::Completed {
-                        args,
-                        output,
-                        substituted: true,
-                    },
-                    DecisionKind::Substitute,
-                )
+                ctx.started(T::NAME, &args_json);
+                let result = CallResult::Completed {
+                    output,
+                    substituted: true,
+                };
+                (result, DecisionKind::Substitute)
             }
             Effect::Proceed | Effect::ProceedWith => {
                 let effect = if matches!(outcome.effect, Effect::Proceed) {
@@ -104,19 +157,19 @@ impl<T: Tool> ToolRuntime<T> {
                 } else {
                     DecisionKind::ProceedWith
                 };
-                ctx.started(T::NAME, &args);
-                let result = match self.execute(args.clone(), ctx, timeout).await {
+                ctx.started(T::NAME, &args_json);
+                let result = match self.execute(args, ctx, timeout).await {
                     Ok(output) => CallResult::Completed {
-                        args,
                         output,
                         substituted: false,
                     },
-                    Err(failure) => CallResult::Failed { args, failure },
+                    Err(failure) => CallResult::Failed { failure },
                 };
                 (result, effect)
             }
         };
         CallRecord {
+            args: args_json,
             result,
             decisions: outcome.decisions,
             effect,
@@ -133,9 +186,9 @@ impl<T: Tool> ToolRuntime<T> {
     ) -> Result<T::Output, ToolFailure> {
         let body = AssertUnwindSafe(self.tool.call(args, ctx)).catch_unwind();
         let finished = match timeout {
-            Some(limit) => tokio::time::timeout(limit, body)
+            Some(limit) => within(limit, body)
                 .await
-                .map_err(|_| ToolFailure::TimedOut(limit))?,
+                .ok_or(ToolFailure::TimedOut(limit))?,
             None => body.await,
         };
         match finished {
@@ -146,18 +199,37 @@ impl<T: Tool> ToolRuntime<T> {
     }
 }
 
+/// `body`'s output, or `None` if it is still pending `limit` after its first poll. A body that
+/// finishes on its first poll never arms a timer: reading the clock and registering a timer
+/// entry cost more than a quick tool itself, and no timer could have interrupted that poll anyway.
+/// The timer is boxed so that the fast path's future does not carry its weight.
+async fn within<F: Future>(limit: Duration, body: F) -> Option<F::Output> {
+    let mut body = pin!(body);
+    let mut timer: Option<Pin<Box<tokio::time::Sleep>>> = None;
+    std::future::poll_fn(|cx| {
+        if let Poll::Ready(output) = body.as_mut().poll(cx) {
+            return Poll::Ready(Some(output));
+        }
+        let timer = timer.get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
+        timer.as_mut().poll(cx).map(|()| None)
+    })
+    .await
+}
+
 /// A tool with its types erased, as the agent loop and the MCP server hold it.
 pub(crate) trait ErasedTool: Send + Sync {
     fn name(&self) -> &'static str;
     fn spec(&self) -> &ToolSpec;
     /// Parse `arguments` (the model's JSON text), run the chain and the tool, and give the
-    /// outcome as JSON.
+    /// outcome as JSON. With `report`, the record also carries the arguments and the output as
+    /// `Value`s for observers, events and MCP structured content.
     fn call_json<'a>(
         &'a self,
         arguments: &'a str,
         ctx: &'a ToolContext,
         timeout: Option<Duration>,
-    ) -> BoxFuture<'a, CallRecord<Value, Value>>;
+        report: bool,
+    ) -> BoxFuture<'a, CallRecord<JsonOutput>>;
     /// For code skills calling the tool with typed arguments.
     fn as_any(&self) -> &dyn Any;
 }
@@ -176,19 +248,28 @@ impl<T: Tool> ErasedTool for ToolRuntime<T> {
         arguments: &'a str,
         ctx: &'a ToolContext,
         timeout: Option<Duration>,
-    ) -> BoxFuture<'a, CallRecord<Value, Value>> {
+        report: bool,
+    ) -> BoxFuture<'a, CallRecord<JsonOutput>> {
         async move {
             let args = match parse_args::<T::Args>(arguments) {
                 Ok(args) => args,
                 Err(reason) => {
                     return CallRecord {
+                        args: if report {
+                            parse_or_text(arguments)
+                        } else {
+                            Value::Null
+                        },
                         result: CallResult::Invalid { reason },
                         decisions: Vec::new(),
                         effect: DecisionKind::Proceed,
                     };
                 }
             };
-            self.call(args, ctx, timeout).await.to_json()
+            self.call(args, ctx, timeout, report)
+                .await
+                .into_json(report)
+                .0
         }
         .boxed()
     }
@@ -208,52 +289,61 @@ fn parse_args<A: serde::de::DeserializeOwned>(arguments: &str) -> Result<A, Stri
     serde_json::from_str(text).map_err(|error| error.to_string())
 }
 
-impl<A: serde::Serialize, O: serde::Serialize> CallRecord<A, O> {
-    /// The same record with arguments and output as JSON, for observers and the model. An output
-    /// that does not serialize turns the call into a failure, so the model is told rather than
-    /// handed nothing.
-    pub(crate) fn to_json(&self) -> CallRecord<Value, Value> {
-        let result = match &self.result {
-            CallResult::Invalid { reason } => CallResult::Invalid {
-                reason: reason.clone(),
-            },
+/// The model's argument text as JSON when it parses, as a string otherwise.
+pub(crate) fn parse_or_text(arguments: &str) -> Value {
+    serde_json::from_str(arguments).unwrap_or_else(|_| Value::String(arguments.to_string()))
+}
+
+impl<O: Serialize + 'static> CallRecord<O> {
+    /// The record with the output serialized for its caller, and the typed output itself (for a
+    /// code skill) when the tool or a substitute produced one. An output that does not serialize turns the call into a
+    /// failure, so the model is told rather than handed nothing.
+    pub(crate) fn into_json(self, report: bool) -> (CallRecord<JsonOutput>, Option<O>) {
+        let CallRecord {
+            args,
+            result,
+            decisions,
+            effect,
+        } = self;
+        let (result, output) = match result {
             CallResult::Completed {
-                args,
                 output,
                 substituted,
-            } => match serde_json::to_value(output) {
-                Ok(output) => CallResult::Completed {
-                    args: json(args),
-                    output,
-                    substituted: *substituted,
-                },
-                Err(error) => CallResult::Failed {
-                    args: json(args),
-                    failure: ToolFailure::Error(format!(
-                        "tool result could not be serialized to JSON: {error}"
-                    )),
-                },
+            } => match JsonOutput::of(&output, report) {
+                Ok(json) => (
+                    CallResult::Completed {
+                        output: json,
+                        substituted,
+                    },
+                    Some(output),
+                ),
+                // A code skill still gets its typed output: it never needed the JSON.
+                Err(error) => (
+                    CallResult::Failed {
+                        failure: ToolFailure::Error(format!(
+                            "tool result could not be serialized to JSON: {error}"
+                        )),
+                    },
+                    Some(output),
+                ),
             },
-            CallResult::Denied { args, reason } => CallResult::Denied {
-                args: json(args),
-                reason: reason.clone(),
-            },
-            CallResult::Failed { args, failure } => CallResult::Failed {
-                args: json(args),
-                failure: failure.clone(),
-            },
+            CallResult::Invalid { reason } => (CallResult::Invalid { reason }, None),
+            CallResult::Denied { reason } => (CallResult::Denied { reason }, None),
+            CallResult::Failed { failure } => (CallResult::Failed { failure }, None),
         };
-        CallRecord {
+        let record = CallRecord {
+            args,
             result,
-            decisions: self.decisions.clone(),
-            effect: self.effect,
-        }
+            decisions,
+            effect,
+        };
+        (record, output)
     }
 }
 
 /// Arguments as JSON for observers; they came from JSON (or were built as `Args`), so a failure
 /// is reported in place rather than dropped.
-fn json(value: &impl serde::Serialize) -> Value {
+fn json(value: &impl Serialize) -> Value {
     serde_json::to_value(value)
         .unwrap_or_else(|error| Value::String(format!("<arguments not serializable: {error}>")))
 }
