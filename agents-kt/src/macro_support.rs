@@ -158,7 +158,7 @@ impl<T: crate::Tool> TypedCall<T> {
                 arguments,
                 ctx,
                 Some(std::time::Duration::from_secs(60)),
-                false,
+                crate::tool::runtime::Report::default(),
             )
             .await;
         match record.result {

@@ -12,7 +12,7 @@ use crate::budget::{BudgetTracker, exceeded};
 use crate::observers::notify;
 use crate::tool::ToolEvents;
 use crate::tool::runtime::{
-    CallRecord, CallResult, ErasedTool, JsonOutput, ToolFailure, ToolRuntime, parse_or_text,
+    CallRecord, CallResult, ErasedTool, JsonOutput, Report, ToolFailure, ToolRuntime, parse_or_text,
 };
 use crate::{
     AgentError, AgentEvent, BudgetLimit, InterceptionPoint, Message, PipelineEvent, Tool, ToolCall,
@@ -101,7 +101,11 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             return Ok(self.reject(call, text));
         }
         let ctx = self.tool_context(&call.id);
-        let report = structured || self.reports_tool_calls();
+        let listened = self.reports_tool_calls();
+        let report = Report {
+            args: listened,
+            output: listened || structured,
+        };
         let record = tool
             .call_json(&call.arguments, &ctx, Some(self.tool_timeout()), report)
             .await;

@@ -64,8 +64,17 @@ pub(crate) struct CallRecord<O> {
     pub effect: DecisionKind,
 }
 
+/// Which parts of a call are wanted as JSON values besides the answer text: nothing on the hot
+/// path; the arguments and the output when observers, `observe()` streams or a session listen;
+/// the output alone for MCP structured content.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Report {
+    pub args: bool,
+    pub output: bool,
+}
+
 /// A tool's output as its caller reads it: the text for the model (or an MCP client), and the
-/// JSON value for observers, events and MCP structured content when the call is reported.
+/// JSON value for observers, events and MCP structured content when one of them wants it.
 #[derive(Debug)]
 pub(crate) struct JsonOutput {
     pub text: String,
@@ -76,9 +85,9 @@ impl JsonOutput {
     /// Serialize `output` straight to text, in its own field order, and to a `Value` too only
     /// when someone reads one. The text is the same either way; a JSON string becomes its plain
     /// text, so the model reads `sunny`, not `"sunny"`.
-    fn of<O: Serialize + 'static>(output: &O, report: bool) -> Result<Self, serde_json::Error> {
+    fn of<O: Serialize + 'static>(output: &O, value: bool) -> Result<Self, serde_json::Error> {
         if let Some(text) = (output as &dyn Any).downcast_ref::<String>() {
-            let value = report.then(|| Value::String(text.clone()));
+            let value = value.then(|| Value::String(text.clone()));
             return Ok(JsonOutput {
                 text: text.clone(),
                 value,
@@ -90,7 +99,7 @@ impl JsonOutput {
         } else {
             text
         };
-        let value = if report {
+        let value = if value {
             Some(serde_json::to_value(output)?)
         } else {
             None
@@ -128,19 +137,23 @@ impl<T: Tool> ToolRuntime<T> {
     }
 
     /// Run the chain over `args`, then the tool unless the chain denied or substituted. With
-    /// `report`, the record carries the arguments as JSON for observers and events.
+    /// `report_args`, the record carries the arguments as JSON for observers and events.
     pub(crate) async fn call(
         &self,
         args: T::Args,
         ctx: &ToolContext,
         timeout: Option<Duration>,
-        report: bool,
+        report_args: bool,
     ) -> CallRecord<T::Output> {
         let outcome = run_chain(&self.chain, args).await;
         let args = outcome.value;
         // Serialized before the tool consumes them, and only when someone will read them: this
         // replaces a clone on every call.
-        let args_json = if report { json(&args) } else { Value::Null };
+        let args_json = if report_args {
+            json(&args)
+        } else {
+            Value::Null
+        };
         let (result, effect) = match outcome.effect {
             Effect::Deny(reason) => (CallResult::Denied { reason }, DecisionKind::Deny),
             Effect::Substitute(output) => {
@@ -221,14 +234,13 @@ pub(crate) trait ErasedTool: Send + Sync {
     fn name(&self) -> &'static str;
     fn spec(&self) -> &ToolSpec;
     /// Parse `arguments` (the model's JSON text), run the chain and the tool, and give the
-    /// outcome as JSON. With `report`, the record also carries the arguments and the output as
-    /// `Value`s for observers, events and MCP structured content.
+    /// outcome as JSON, with the arguments and the output as `Value`s too as `report` asks.
     fn call_json<'a>(
         &'a self,
         arguments: &'a str,
         ctx: &'a ToolContext,
         timeout: Option<Duration>,
-        report: bool,
+        report: Report,
     ) -> BoxFuture<'a, CallRecord<JsonOutput>>;
     /// For code skills calling the tool with typed arguments.
     fn as_any(&self) -> &dyn Any;
@@ -248,14 +260,14 @@ impl<T: Tool> ErasedTool for ToolRuntime<T> {
         arguments: &'a str,
         ctx: &'a ToolContext,
         timeout: Option<Duration>,
-        report: bool,
+        report: Report,
     ) -> BoxFuture<'a, CallRecord<JsonOutput>> {
         async move {
             let args = match parse_args::<T::Args>(arguments) {
                 Ok(args) => args,
                 Err(reason) => {
                     return CallRecord {
-                        args: if report {
+                        args: if report.args {
                             parse_or_text(arguments)
                         } else {
                             Value::Null
@@ -266,9 +278,9 @@ impl<T: Tool> ErasedTool for ToolRuntime<T> {
                     };
                 }
             };
-            self.call(args, ctx, timeout, report)
+            self.call(args, ctx, timeout, report.args)
                 .await
-                .into_json(report)
+                .into_json(report.output)
                 .0
         }
         .boxed()
@@ -298,7 +310,8 @@ impl<O: Serialize + 'static> CallRecord<O> {
     /// The record with the output serialized for its caller, and the typed output itself (for a
     /// code skill) when the tool or a substitute produced one. An output that does not serialize turns the call into a
     /// failure, so the model is told rather than handed nothing.
-    pub(crate) fn into_json(self, report: bool) -> (CallRecord<JsonOutput>, Option<O>) {
+    /// With `value`, the output is kept as a JSON value as well as text.
+    pub(crate) fn into_json(self, value: bool) -> (CallRecord<JsonOutput>, Option<O>) {
         let CallRecord {
             args,
             result,
@@ -309,7 +322,7 @@ impl<O: Serialize + 'static> CallRecord<O> {
             CallResult::Completed {
                 output,
                 substituted,
-            } => match JsonOutput::of(&output, report) {
+            } => match JsonOutput::of(&output, value) {
                 Ok(json) => (
                     CallResult::Completed {
                         output: json,
