@@ -1,6 +1,7 @@
 //! What interception costs, against baselines measured in the same run:
 //! 1. a typed tool call through 0, 1 and 8 Proceed interceptors, against calling the tool
-//!    directly and against the same 8 checks as tower layers;
+//!    directly and against the same 8 checks as tower layers (composed statically, and boxed as a
+//!    stack assembled at run time would be);
 //! 2. dispatch from the model's JSON (text → Args → 8 interceptors → tool → JSON text), against
 //!    serde_json parsing the same arguments and serializing the same result alone;
 //! 3. the agent loop: a ScriptedModel run of 50 turns with 2 tool calls each, run and session.
@@ -18,6 +19,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use futures::{FutureExt, StreamExt};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+use tower::util::BoxCloneService;
 use tower::{Layer, Service, ServiceBuilder, ServiceExt};
 
 #[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
@@ -154,6 +156,17 @@ fn typed_call(c: &mut Criterion) {
         }));
     group.bench_function("tower, 8 layers", |b| {
         b.iter(|| black_box(once(tower_stack.clone().oneshot(black_box(args())))))
+    });
+    // Tower's form for a stack assembled at run time, as an agent's chain is: each layer boxed.
+    let mut boxed: BoxCloneService<WeatherArgs, Weather, &'static str> =
+        BoxCloneService::new(tower::service_fn(|args: WeatherArgs| {
+            ready(Ok::<_, &'static str>(direct(args)))
+        }));
+    for _ in 0..8 {
+        boxed = BoxCloneService::new(CheckLayer.layer(boxed));
+    }
+    group.bench_function("tower, 8 boxed layers (BoxCloneService)", |b| {
+        b.iter(|| black_box(once(boxed.clone().oneshot(black_box(args())))))
     });
     group.finish();
 }

@@ -385,8 +385,23 @@ fn check_skills<IN, OUT>(
 /// What the model is told about tool `T`: its name, description and argument schema, which must
 /// be an object.
 fn spec_of<T: Tool>(tool: &T) -> Result<ToolSpec, BuildError> {
-    let mut parameters = serde_json::to_value(schemars::schema_for!(T::Args))
+    let parameters = serde_json::to_value(schemars::schema_for!(T::Args))
         .unwrap_or_else(|_| Value::Object(Default::default()));
+    spec(
+        T::NAME,
+        tool.description().into_owned(),
+        parameters,
+        tool.output_schema(),
+    )
+}
+
+/// The non-generic rest of [`spec_of`], compiled once rather than once per tool.
+fn spec(
+    name: &str,
+    description: String,
+    mut parameters: Value,
+    output_schema: Option<Value>,
+) -> Result<ToolSpec, BuildError> {
     if let Value::Object(schema) = &mut parameters {
         schema.remove("$schema");
     }
@@ -396,19 +411,19 @@ fn spec_of<T: Tool>(tool: &T) -> Result<ToolSpec, BuildError> {
         .unwrap_or("none");
     if kind != "object" {
         return Err(BuildError::ArgsNotObject {
-            tool: T::NAME.to_string(),
+            tool: name.to_string(),
             found: kind.to_string(),
         });
     }
-    let output_schema = tool.output_schema().map(|mut schema| {
+    let output_schema = output_schema.map(|mut schema| {
         if let Value::Object(map) = &mut schema {
             map.remove("$schema");
         }
         schema
     });
     Ok(ToolSpec {
-        name: T::NAME.to_string(),
-        description: tool.description().into_owned(),
+        name: name.to_string(),
+        description,
         parameters,
         output_schema: output_schema
             .filter(|schema| schema.get("type") == Some(&Value::from("object"))),

@@ -81,14 +81,14 @@ fn typed<T: Tool>(decision: Decision<Value, Value>) -> Decision<T::Args, T::Outp
     match decision {
         Decision::Proceed => Decision::Proceed,
         Decision::Deny(reason) => Decision::Deny(reason),
-        Decision::ProceedWith(args) => match serde_json::from_value(args) {
+        Decision::ProceedWith(args) => match from_json(&args) {
             Ok(args) => Decision::ProceedWith(args),
             Err(error) => Decision::Deny(format!(
                 "interceptor's replacement arguments do not fit tool '{}': {error}",
                 T::NAME
             )),
         },
-        Decision::Substitute(result) => match serde_json::from_value(result) {
+        Decision::Substitute(result) => match from_json(&result) {
             Ok(result) => Decision::Substitute(result),
             Err(error) => Decision::Deny(format!(
                 "interceptor's substitute result does not fit the output of tool '{}': {error}",
@@ -96,4 +96,11 @@ fn typed<T: Tool>(decision: Decision<Value, Value>) -> Decision<T::Args, T::Outp
             )),
         },
     }
+}
+
+/// A typed value from a JSON value, read back from its text: every tool already parses its
+/// arguments from text, so this reuses that code instead of instantiating serde_json's `Value`
+/// deserializer for each tool's types (hundreds of lines of LLVM IR per tool, for a rare path).
+fn from_json<V: serde::de::DeserializeOwned>(value: &Value) -> Result<V, serde_json::Error> {
+    serde_json::from_str(&value.to_string())
 }

@@ -3,7 +3,7 @@
 use std::any::Any;
 use std::borrow::Cow;
 use std::future::Future;
-use std::panic::AssertUnwindSafe;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::{Pin, pin};
 use std::sync::Arc;
 use std::task::Poll;
@@ -191,42 +191,46 @@ impl<T: Tool> ToolRuntime<T> {
 
     /// The tool body, with panics caught and the per-tool timeout applied. Interceptors are not
     /// timed: an approval flow may wait for a human.
+    ///
+    /// One hand-written poll loop rather than nested combinators: it keeps both the future and
+    /// the code generated for each tool small. A body that finishes on its first poll never arms
+    /// a timer — reading the clock and registering a timer entry cost more than a quick tool, and
+    /// no timer could have interrupted that poll anyway; the timer is boxed so the fast path's
+    /// future does not carry its weight.
     async fn execute(
         &self,
         args: T::Args,
         ctx: &ToolContext,
         timeout: Option<Duration>,
     ) -> Result<T::Output, ToolFailure> {
-        let body = AssertUnwindSafe(self.tool.call(args, ctx)).catch_unwind();
-        let finished = match timeout {
-            Some(limit) => within(limit, body)
-                .await
-                .ok_or(ToolFailure::TimedOut(limit))?,
-            None => body.await,
-        };
-        match finished {
-            Ok(Ok(output)) => Ok(output),
-            Ok(Err(error)) => Err(ToolFailure::Error(error.to_string())),
-            Err(payload) => Err(ToolFailure::Panicked(panic_message(payload.as_ref()))),
-        }
+        let mut body = pin!(self.tool.call(args, ctx));
+        let mut timer: Option<Pin<Box<tokio::time::Sleep>>> = None;
+        std::future::poll_fn(|cx| {
+            match catch_unwind(AssertUnwindSafe(|| body.as_mut().poll(cx))) {
+                Ok(Poll::Ready(result)) => {
+                    return Poll::Ready(
+                        result.map_err(|error| ToolFailure::Error(error.to_string())),
+                    );
+                }
+                Ok(Poll::Pending) => {}
+                // A panicking tool fails its call, not the agent.
+                Err(payload) => {
+                    return Poll::Ready(Err(ToolFailure::Panicked(panic_message(
+                        payload.as_ref(),
+                    ))));
+                }
+            }
+            let Some(limit) = timeout else {
+                return Poll::Pending;
+            };
+            let timer = timer.get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
+            timer
+                .as_mut()
+                .poll(cx)
+                .map(|()| Err(ToolFailure::TimedOut(limit)))
+        })
+        .await
     }
-}
-
-/// `body`'s output, or `None` if it is still pending `limit` after its first poll. A body that
-/// finishes on its first poll never arms a timer: reading the clock and registering a timer
-/// entry cost more than a quick tool itself, and no timer could have interrupted that poll anyway.
-/// The timer is boxed so that the fast path's future does not carry its weight.
-async fn within<F: Future>(limit: Duration, body: F) -> Option<F::Output> {
-    let mut body = pin!(body);
-    let mut timer: Option<Pin<Box<tokio::time::Sleep>>> = None;
-    std::future::poll_fn(|cx| {
-        if let Poll::Ready(output) = body.as_mut().poll(cx) {
-            return Poll::Ready(Some(output));
-        }
-        let timer = timer.get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
-        timer.as_mut().poll(cx).map(|()| None)
-    })
-    .await
 }
 
 /// A tool with its types erased, as the agent loop and the MCP server hold it.
