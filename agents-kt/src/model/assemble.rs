@@ -37,6 +37,8 @@ impl ResponseAssembler {
     /// Add one chunk.
     pub fn push(&mut self, chunk: ChatChunk) {
         match chunk {
+            // The first piece is kept as is: most answers arrive whole or start a buffer.
+            ChatChunk::Text(text) if self.content.is_empty() => self.content = text,
             ChatChunk::Text(text) => self.content.push_str(&text),
             ChatChunk::Usage(usage) => self.usage = Some(usage),
             ChatChunk::ToolCallDelta {
@@ -69,7 +71,11 @@ impl ResponseAssembler {
                         None => call.name = Some(name),
                     }
                 }
-                call.arguments.push_str(&arguments);
+                if call.arguments.is_empty() {
+                    call.arguments = arguments;
+                } else {
+                    call.arguments.push_str(&arguments);
+                }
             }
         }
     }
