@@ -2,6 +2,7 @@
 //! [`crate::Agent::observe`] streams. A panicking observer is isolated and logged.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures::channel::mpsc::{UnboundedReceiver, UnboundedSender, unbounded};
@@ -55,28 +56,38 @@ pub(crate) fn notify(kind: &'static str, observer: impl FnOnce()) {
 #[derive(Default)]
 pub(crate) struct PipelineHub {
     subscribers: Mutex<Vec<UnboundedSender<PipelineEvent>>>,
+    /// Whether `subscribers` is non-empty, readable without the lock: most agents are never
+    /// observed, and every step of a run asks.
+    observed: AtomicBool,
 }
 
 impl PipelineHub {
     pub(crate) fn subscribe(&self) -> UnboundedReceiver<PipelineEvent> {
         let (sender, receiver) = unbounded();
-        self.lock().push(sender);
+        let mut subscribers = self.lock();
+        subscribers.push(sender);
+        self.observed.store(true, Ordering::Release);
         receiver
     }
 
     /// Whether any `observe()` stream may still be listening.
     pub(crate) fn is_observed(&self) -> bool {
-        !self.lock().is_empty()
+        self.observed.load(Ordering::Acquire)
     }
 
     /// Send `event` to every subscriber, forgetting those that hung up.
     pub(crate) fn publish(&self, event: impl FnOnce() -> PipelineEvent) {
+        if !self.is_observed() {
+            return;
+        }
         let mut subscribers = self.lock();
         if subscribers.is_empty() {
             return;
         }
         let event = event();
         subscribers.retain(|subscriber| subscriber.unbounded_send(event.clone()).is_ok());
+        self.observed
+            .store(!subscribers.is_empty(), Ordering::Release);
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<UnboundedSender<PipelineEvent>>> {
