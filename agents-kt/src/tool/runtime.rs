@@ -79,6 +79,8 @@ pub(crate) struct Report {
 pub(crate) struct JsonOutput {
     pub text: String,
     pub value: Option<Value>,
+    /// The output was a JSON string, so `text` is that string, not JSON.
+    is_string: bool,
 }
 
 impl JsonOutput {
@@ -91,10 +93,12 @@ impl JsonOutput {
             return Ok(JsonOutput {
                 text: text.clone(),
                 value,
+                is_string: true,
             });
         }
         let text = serde_json::to_string(output)?;
-        let text = if text.starts_with('"') {
+        let is_string = text.starts_with('"');
+        let text = if is_string {
             serde_json::from_str::<String>(&text)?
         } else {
             text
@@ -104,13 +108,19 @@ impl JsonOutput {
         } else {
             None
         };
-        Ok(JsonOutput { text, value })
+        Ok(JsonOutput {
+            text,
+            value,
+            is_string,
+        })
     }
 
-    /// The output as JSON: the value when it was built, otherwise read back from the text.
+    /// The output as JSON: the value when it was built, otherwise rebuilt from the text (a
+    /// listener that arrived after the call began).
     pub(crate) fn value(&self) -> Cow<'_, Value> {
         match &self.value {
             Some(value) => Cow::Borrowed(value),
+            None if self.is_string => Cow::Owned(Value::String(self.text.clone())),
             None => Cow::Owned(
                 serde_json::from_str(&self.text)
                     .unwrap_or_else(|_| Value::String(self.text.clone())),
@@ -363,4 +373,65 @@ impl<O: Serialize + 'static> CallRecord<O> {
 fn json(value: &impl Serialize) -> Value {
     serde_json::to_value(value)
         .unwrap_or_else(|error| Value::String(format!("<arguments not serializable: {error}>")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[derive(Serialize)]
+    enum Level {
+        Calm,
+    }
+
+    #[derive(Serialize)]
+    struct Reading {
+        zone: &'static str,
+        celsius: i32,
+    }
+
+    #[test]
+    fn output_text_and_value_agree_whether_or_not_the_value_was_built() {
+        let cases: [(JsonOutput, JsonOutput, &str, Value); 3] = [
+            (
+                JsonOutput::of(&"42".to_string(), true).unwrap(),
+                JsonOutput::of(&"42".to_string(), false).unwrap(),
+                "42",
+                json!("42"),
+            ),
+            (
+                JsonOutput::of(&Level::Calm, true).unwrap(),
+                JsonOutput::of(&Level::Calm, false).unwrap(),
+                "Calm",
+                json!("Calm"),
+            ),
+            (
+                JsonOutput::of(
+                    &Reading {
+                        zone: "n",
+                        celsius: 4,
+                    },
+                    true,
+                )
+                .unwrap(),
+                JsonOutput::of(
+                    &Reading {
+                        zone: "n",
+                        celsius: 4,
+                    },
+                    false,
+                )
+                .unwrap(),
+                r#"{"zone":"n","celsius":4}"#,
+                json!({"zone": "n", "celsius": 4}),
+            ),
+        ];
+        for (built, not_built, text, value) in cases {
+            assert_eq!(built.text, text);
+            assert_eq!(not_built.text, text);
+            assert_eq!(*built.value(), value);
+            assert_eq!(*not_built.value(), value);
+        }
+    }
 }
