@@ -8,7 +8,6 @@
 //!
 //! `cargo bench -p agents-kt --bench interception`; see BENCHMARKS.md for the numbers.
 
-use std::borrow::Cow;
 use std::future::{Ready, ready};
 use std::hint::black_box;
 use std::task::{Context, Poll};
@@ -17,63 +16,13 @@ use agents_kt::__private::TypedCall;
 use agents_kt::prelude::*;
 use criterion::{Criterion, criterion_group, criterion_main};
 use futures::{FutureExt, StreamExt};
-use serde::{Deserialize, Serialize};
 use serde_json::json;
 use tower::util::BoxCloneService;
 use tower::{Layer, Service, ServiceBuilder, ServiceExt};
 
-#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
-struct WeatherArgs {
-    city: String,
-    days: u32,
-}
-
-#[derive(Clone, Debug, Deserialize, Serialize)]
-struct Weather {
-    city: String,
-    celsius: i32,
-}
-
-#[derive(Clone)]
-struct GetWeather;
-
-impl Tool for GetWeather {
-    const NAME: &'static str = "get_weather";
-    type Args = WeatherArgs;
-    type Output = Weather;
-    fn description(&self) -> Cow<'static, str> {
-        "Weather.".into()
-    }
-    async fn call(&self, args: WeatherArgs, _: &ToolContext) -> Result<Weather, ToolError> {
-        Ok(direct(args))
-    }
-}
-
-fn direct(args: WeatherArgs) -> Weather {
-    Weather {
-        celsius: 10 + args.days as i32,
-        city: args.city,
-    }
-}
-
-/// The check every interceptor (and tower layer) makes.
-fn allowed(args: &WeatherArgs) -> bool {
-    args.city.len() < 64 && args.days < 30
-}
-
-fn interceptors(n: usize) -> Vec<ToolInterceptor<GetWeather>> {
-    (0..n)
-        .map(|_| {
-            ToolInterceptor::<GetWeather>::new(|args: &WeatherArgs| {
-                if allowed(args) {
-                    Decision::Proceed
-                } else {
-                    Decision::deny("out of range")
-                }
-            })
-        })
-        .collect()
-}
+#[path = "support/weather.rs"]
+mod weather;
+use weather::{GetWeather, Weather, WeatherArgs, allowed, forecast, interceptors};
 
 /// The same check as a tower layer.
 #[derive(Clone)]
@@ -152,7 +101,7 @@ fn typed_call(c: &mut Criterion) {
         .layer(CheckLayer)
         .layer(CheckLayer)
         .service(tower::service_fn(|args: WeatherArgs| {
-            ready(Ok::<_, &'static str>(direct(args)))
+            ready(Ok::<_, &'static str>(forecast(args)))
         }));
     group.bench_function("tower, 8 layers", |b| {
         b.iter(|| black_box(once(tower_stack.clone().oneshot(black_box(args())))))
@@ -160,7 +109,7 @@ fn typed_call(c: &mut Criterion) {
     // Tower's form for a stack assembled at run time, as an agent's chain is: each layer boxed.
     let mut boxed: BoxCloneService<WeatherArgs, Weather, &'static str> =
         BoxCloneService::new(tower::service_fn(|args: WeatherArgs| {
-            ready(Ok::<_, &'static str>(direct(args)))
+            ready(Ok::<_, &'static str>(forecast(args)))
         }));
     for _ in 0..8 {
         boxed = BoxCloneService::new(CheckLayer.layer(boxed));
@@ -183,7 +132,7 @@ fn dispatch_json(c: &mut Criterion) {
     group.bench_function("serde_json parse + serialize alone (baseline)", |b| {
         b.iter(|| {
             let args: WeatherArgs = serde_json::from_str(black_box(&text)).unwrap();
-            black_box(serde_json::to_string(&direct(args)).unwrap())
+            black_box(serde_json::to_string(&forecast(args)).unwrap())
         })
     });
     let call = TypedCall::new(GetWeather, interceptors(8));
@@ -233,59 +182,61 @@ fn agent_loop(c: &mut Criterion) {
     let mut group = c.benchmark_group("agent_loop_50_turns");
     group.sample_size(20);
     group.bench_function("scripted model alone (baseline: its 50 replies)", |b| {
-        b.iter_batched(
-            script,
-            |model| {
-                runtime.block_on(async {
-                    let request = ChatRequest::new(vec![Message::user("x")]);
-                    for _ in 0..TURNS {
-                        black_box(model.chat(&request).await.unwrap());
-                    }
-                })
-            },
-            criterion::BatchSize::SmallInput,
-        )
+        batched(b, &runtime, script, |model| async move {
+            let request = ChatRequest::new(vec![Message::user("x")]);
+            for _ in 0..TURNS {
+                black_box(model.chat(&request).await.unwrap());
+            }
+        })
     });
     group.bench_function(
         "scripted model alone, streamed (baseline for the session path)",
         |b| {
-            b.iter_batched(
-                script,
-                |model| {
-                    runtime.block_on(async {
-                        let request = ChatRequest::new(vec![Message::user("x")]);
-                        for _ in 0..TURNS {
-                            black_box(model.chat_stream(&request).count().await);
-                        }
-                    })
-                },
-                criterion::BatchSize::SmallInput,
-            )
+            batched(b, &runtime, script, |model| async move {
+                let request = ChatRequest::new(vec![Message::user("x")]);
+                for _ in 0..TURNS {
+                    black_box(model.chat_stream(&request).count().await);
+                }
+            })
         },
     );
     group.bench_function("run path", |b| {
-        b.iter_batched(
+        batched(
+            b,
+            &runtime,
             || agent(script()),
-            |agent| {
-                runtime.block_on(async { black_box(agent.run("weather".into()).await.unwrap()) })
+            |agent| async move {
+                black_box(agent.run("weather".into()).await.unwrap());
             },
-            criterion::BatchSize::SmallInput,
         )
     });
     group.bench_function("session path", |b| {
-        b.iter_batched(
+        batched(
+            b,
+            &runtime,
             || agent(script()),
-            |agent| {
-                runtime.block_on(async {
-                    let mut session = agent.session("weather".into());
-                    let events = session.events().count().await;
-                    black_box((events, session.await.unwrap()))
-                })
+            |agent| async move {
+                let mut session = agent.session("weather".into());
+                let events = session.events().count().await;
+                black_box((events, session.await.unwrap()));
             },
-            criterion::BatchSize::SmallInput,
         )
     });
     group.finish();
+}
+
+/// Time `run` on `runtime` over a fresh input from `setup` (not timed) each iteration.
+fn batched<I, F: std::future::Future<Output = ()>>(
+    b: &mut criterion::Bencher<'_>,
+    runtime: &tokio::runtime::Runtime,
+    setup: impl FnMut() -> I,
+    run: impl Fn(I) -> F,
+) {
+    b.iter_batched(
+        setup,
+        |input| runtime.block_on(run(input)),
+        criterion::BatchSize::SmallInput,
+    );
 }
 
 use agents_kt::{ChatRequest, ModelClient};

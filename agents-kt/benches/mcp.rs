@@ -6,7 +6,6 @@
 //!
 //! `cargo bench -p agents-kt --bench mcp`; see BENCHMARKS.md for the numbers.
 
-use std::borrow::Cow;
 use std::hint::black_box;
 
 use agents_kt::McpServer;
@@ -17,46 +16,11 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::{Json, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
-struct WeatherArgs {
-    city: String,
-    days: u32,
-}
-
-#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
-struct Weather {
-    city: String,
-    celsius: i32,
-}
-
-/// The tool body both servers run.
-fn forecast(args: WeatherArgs) -> Weather {
-    Weather {
-        celsius: 10 + args.days as i32,
-        city: args.city,
-    }
-}
-
-/// The tool as an agents-kt tool.
-struct GetWeather;
-
-impl Tool for GetWeather {
-    const NAME: &'static str = "get_weather";
-    type Args = WeatherArgs;
-    type Output = Weather;
-    fn description(&self) -> Cow<'static, str> {
-        "Weather forecast for a city.".into()
-    }
-    fn output_schema(&self) -> Option<Value> {
-        serde_json::to_value(schemars::schema_for!(Weather)).ok()
-    }
-    async fn call(&self, args: WeatherArgs, _: &ToolContext) -> Result<Weather, ToolError> {
-        Ok(forecast(args))
-    }
-}
+#[path = "support/weather.rs"]
+mod weather;
+use weather::{GetWeather, Weather, WeatherArgs, forecast, interceptors};
 
 /// The same tool on a bare rmcp server.
 #[derive(Clone)]
@@ -79,15 +43,8 @@ fn agent_server() -> McpServer<String, String> {
     let mut builder = Agent::builder("bench")
         .model(ScriptedModel::default())
         .tool(GetWeather);
-    for _ in 0..8 {
-        builder =
-            builder.before_tool_call(ToolInterceptor::<GetWeather>::new(|args: &WeatherArgs| {
-                if args.city.len() < 64 && args.days < 30 {
-                    Decision::Proceed
-                } else {
-                    Decision::deny("out of range")
-                }
-            }));
+    for interceptor in interceptors(8) {
+        builder = builder.before_tool_call(interceptor);
     }
     McpServer::builder(builder.build().expect("the agent builds"))
         .expose_tool::<GetWeather>()

@@ -1,6 +1,8 @@
 //! Shared fixtures for the end-to-end tests in `tests/tests/`: small tools whose every execution is
 //! recorded (so a test can prove a tool did or did not run), and a recorder for observers.
 
+pub mod counting;
+
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

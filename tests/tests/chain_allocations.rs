@@ -2,31 +2,14 @@
 //! global allocator wrapping the system one. Alone in its binary, so no other test allocates
 //! concurrently.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use agents_kt::chain::{Effect, run_chain};
 use agents_kt::{Decision, FnInterceptor, Interceptor};
-
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
+use agents_kt_tests::counting::CountingAllocator;
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingAllocator = CountingAllocator;
 
 #[derive(Clone)]
 struct Args {
@@ -47,18 +30,18 @@ fn eight_sync_proceed_interceptors_allocate_nothing() {
         })
         .collect();
     // The counter counts (so a zero below means something).
-    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    let before = CountingAllocator::allocations();
     drop(Box::new(7u64));
-    assert!(ALLOCATIONS.load(Ordering::SeqCst) > before);
+    assert!(CountingAllocator::allocations() > before);
     let args = Args {
         city: "Oslo".into(),
     };
     // Warm up whatever the executor sets up once.
     let _ = futures::executor::block_on(run_chain(&chain, args.clone()));
     let input = args.clone();
-    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    let before = CountingAllocator::allocations();
     let outcome = futures::executor::block_on(run_chain(&chain, input));
-    let allocated = ALLOCATIONS.load(Ordering::SeqCst) - before;
+    let allocated = CountingAllocator::allocations() - before;
     assert_eq!(outcome.effect, Effect::Proceed);
     assert_eq!(
         allocated, 0,

@@ -3,34 +3,18 @@
 //! allocator wrapping the system one; alone in its binary, and the tests share one lock so they
 //! never count each other.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use agents_kt::{Agent, Budget, Reply, ScriptedModel};
 use agents_kt_tests::GetWeather;
+use agents_kt_tests::counting::CountingAllocator;
 use futures::StreamExt;
 use serde_json::json;
 
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingAllocator = CountingAllocator;
 
 /// An agent whose model calls two tools per turn for `turns - 1` turns, then answers.
 fn agent(turns: usize) -> Agent<String, String> {
@@ -62,7 +46,7 @@ fn allocations(turns: usize, session: bool) -> usize {
         .build()
         .unwrap();
     let agent = agent(turns);
-    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    let before = CountingAllocator::allocations();
     runtime.block_on(async {
         if session {
             let mut session = agent.session("weather".into());
@@ -73,7 +57,7 @@ fn allocations(turns: usize, session: bool) -> usize {
             agent.run("weather".into()).await.unwrap();
         }
     });
-    ALLOCATIONS.load(Ordering::SeqCst) - before
+    CountingAllocator::allocations() - before
 }
 
 /// Turns 40..80 may allocate no more than turns 0..40 did, give or take the history `Vec`'s few

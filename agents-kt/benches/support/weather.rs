@@ -1,0 +1,65 @@
+//! The tool and the check every bench measures: a weather forecast behind `allowed`.
+
+use std::borrow::Cow;
+
+use agents_kt::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
+pub struct WeatherArgs {
+    pub city: String,
+    pub days: u32,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
+pub struct Weather {
+    pub city: String,
+    pub celsius: i32,
+}
+
+/// The tool body, called directly by the baselines.
+pub fn forecast(args: WeatherArgs) -> Weather {
+    Weather {
+        celsius: 10 + args.days as i32,
+        city: args.city,
+    }
+}
+
+/// The tool as an agents-kt tool.
+#[derive(Clone)]
+pub struct GetWeather;
+
+impl Tool for GetWeather {
+    const NAME: &'static str = "get_weather";
+    type Args = WeatherArgs;
+    type Output = Weather;
+    fn description(&self) -> Cow<'static, str> {
+        "Weather forecast for a city.".into()
+    }
+    fn output_schema(&self) -> Option<serde_json::Value> {
+        serde_json::to_value(schemars::schema_for!(Weather)).ok()
+    }
+    async fn call(&self, args: WeatherArgs, _: &ToolContext) -> Result<Weather, ToolError> {
+        Ok(forecast(args))
+    }
+}
+
+/// The check every interceptor (and tower layer) makes.
+pub fn allowed(args: &WeatherArgs) -> bool {
+    args.city.len() < 64 && args.days < 30
+}
+
+/// `n` interceptors making that check, each proceeding.
+pub fn interceptors(n: usize) -> Vec<ToolInterceptor<GetWeather>> {
+    (0..n)
+        .map(|_| {
+            ToolInterceptor::<GetWeather>::new(|args: &WeatherArgs| {
+                if allowed(args) {
+                    Decision::Proceed
+                } else {
+                    Decision::deny("out of range")
+                }
+            })
+        })
+        .collect()
+}
