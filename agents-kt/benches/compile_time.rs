@@ -4,7 +4,8 @@
 //!
 //! Not a criterion bench: it generates a workspace of two crates under
 //! `target/compile-time-bench/`, builds their dependencies once, then times `cargo build` of
-//! each generated crate alone from clean (dev profile, `ROUNDS` rounds, median), and counts the
+//! each generated crate alone from clean (dev profile, `ROUNDS` rounds, median), times one fully
+//! cold build of each (dependencies included, in a target directory of its own), and counts the
 //! lines of each crate's macro expansion (`-Zunpretty=expanded`, through `RUSTC_BOOTSTRAP` on the
 //! stable toolchain). Takes several minutes.
 //!
@@ -147,6 +148,20 @@ fn timed_build(root: &Path, package: &str) -> Duration {
     started.elapsed()
 }
 
+/// Build `package` with everything it depends on, from an empty target directory of its own.
+fn cold_build(root: &Path, package: &str) -> Duration {
+    let target = root.join(format!("target-cold-{package}"));
+    // A target directory left by an earlier run would make it warm; it may also not exist.
+    let _ = std::fs::remove_dir_all(&target);
+    let mut command = cargo(root, &["build", "-p", package]);
+    command.env("CARGO_TARGET_DIR", &target);
+    let started = Instant::now();
+    run(command);
+    let elapsed = started.elapsed();
+    let _ = std::fs::remove_dir_all(&target);
+    elapsed
+}
+
 /// Lines of `package`'s source after macro expansion.
 fn expanded_lines(root: &Path, package: &str) -> usize {
     let mut command = cargo(
@@ -194,6 +209,9 @@ fn main() {
         rmcp.push(timed_build(&root, "with-rmcp"));
     }
     let (ours, rmcp) = (median(ours), median(rmcp));
+    eprintln!("fully cold builds, dependencies included…");
+    let ours_cold = cold_build(&root, "with-agents-kt");
+    let rmcp_cold = cold_build(&root, "with-rmcp");
     let ours_lines = expanded_lines(&root, "with-agents-kt");
     let rmcp_lines = expanded_lines(&root, "with-rmcp");
     println!("compile_time/{TOOLS} tools, dev build of the crate alone, median of {ROUNDS}:");
@@ -208,6 +226,19 @@ fn main() {
     println!(
         "  ratio: {:.2}× (target ≤ 1.00×)",
         ours.as_secs_f64() / rmcp.as_secs_f64()
+    );
+    println!("compile_time/{TOOLS} tools, fully cold dev build, dependencies included, one run:");
+    println!(
+        "  rmcp (features server, macros) (baseline): {:.2} s",
+        rmcp_cold.as_secs_f64()
+    );
+    println!(
+        "  agents-kt (default features off):          {:.2} s",
+        ours_cold.as_secs_f64()
+    );
+    println!(
+        "  ratio: {:.2}× (target ≤ 1.00×)",
+        ours_cold.as_secs_f64() / rmcp_cold.as_secs_f64()
     );
     println!("compile_time/expanded lines (non-empty):");
     println!("  rmcp:      {rmcp_lines}");
