@@ -4,7 +4,7 @@
 //! `cargo run --example quickstart`
 
 use agents_kt::prelude::*;
-use agents_kt::{InterceptionPoint, PipelineEvent};
+use agents_kt::PipelineEvent;
 use futures::{FutureExt, StreamExt};
 use serde_json::{Value, json};
 
@@ -130,24 +130,16 @@ fn print_event(event: &PipelineEvent) {
                 println!("   model asks {}({})", call.name, call.arguments);
             }
         }
-        PipelineEvent::InterceptorDecision {
-            point,
-            target,
-            index,
-            decision,
-            reason,
-            ..
-        } => {
-            let point = match point {
-                InterceptionPoint::ToolCall => "tool",
-                InterceptionPoint::Turn => "turn",
-                InterceptionPoint::Skill => "skill",
-            };
-            let reason = reason
+        PipelineEvent::InterceptorDecision { decision: d, .. } => {
+            let reason = d
+                .reason
                 .as_deref()
                 .map(|r| format!(": {r}"))
                 .unwrap_or_default();
-            println!("     decision [{point} {target}, interceptor #{index}] {decision}{reason}");
+            println!(
+                "     decision [{} {}, {} {}] {}{reason}",
+                d.point, d.target, d.stage, d.name, d.decision
+            );
         }
         PipelineEvent::ToolUsed {
             tool,

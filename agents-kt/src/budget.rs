@@ -23,8 +23,12 @@ pub struct Budget {
     pub max_tool_calls: u32,
     /// Wall-clock time per run (default 5 minutes).
     pub max_duration: Duration,
-    /// Time one tool body may take (default 60 seconds); interceptors are not timed.
+    /// Wall time one tool body may take from its start (default 60 seconds), work before its
+    /// first `.await` included.
     pub per_tool_timeout: Duration,
+    /// Time one interceptor or gate may take to decide (default 60 seconds); one that has not
+    /// decided by then denies: `interceptor '<name>' timed out after <duration>`.
+    pub interceptor_timeout: Duration,
     /// Size of one tool call's argument text (default 64 KiB).
     pub max_tool_args_bytes: usize,
     /// Tokens (prompt plus completion, as the provider reports them) per run (default: no limit).
@@ -38,6 +42,7 @@ impl Default for Budget {
             max_tool_calls: 32,
             max_duration: Duration::from_secs(300),
             per_tool_timeout: Duration::from_secs(60),
+            interceptor_timeout: Duration::from_secs(60),
             max_tool_args_bytes: 64 * 1024,
             max_tokens: None,
         }
@@ -65,6 +70,11 @@ impl Budget {
         self.per_tool_timeout = timeout;
         self
     }
+    /// Set [`Budget::interceptor_timeout`].
+    pub fn interceptor_timeout(mut self, timeout: Duration) -> Self {
+        self.interceptor_timeout = timeout;
+        self
+    }
     /// Set [`Budget::max_tokens`].
     pub fn max_tokens(mut self, tokens: u64) -> Self {
         self.max_tokens = Some(tokens);
@@ -83,6 +93,7 @@ impl Budget {
 /// assert_eq!(agents_kt::BudgetLimit::MaxToolCalls.to_string(), "max_tool_calls");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum BudgetLimit {
     /// [`Budget::max_turns`].
     MaxTurns,

@@ -1,12 +1,16 @@
-//! The one chain runner. Every interception point (skill, turn, tool call) on every path (run,
-//! session, code skill, MCP) calls [`run_chain`]; nothing else implements the chain rules.
+//! The one chain runner and the one guard. Every interception point (skill, turn, tool call,
+//! after tool call) on every path (run, session, code skill, MCP) calls [`guard`], which runs the
+//! interceptors and then the gates through [`run_chain`]; nothing else implements the chain rules.
 
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::time::Duration;
 
 use futures::FutureExt;
 
-use crate::{Decision, DecisionKind, Intercepted, Interceptor};
+use crate::gate::GateInChain;
+use crate::{Decision, DecisionKind, DecisionStage, Gate, InterceptContext, Intercepted, Interceptor};
 
 /// What a chain of interceptors decided about a value.
 #[derive(Debug)]
@@ -14,9 +18,10 @@ pub struct ChainOutcome<T, R> {
     /// The value after the chain: the replacement if the effective decision was `ProceedWith`,
     /// the original otherwise.
     pub value: T,
-    /// The effective decision: the first one that was not `Proceed`.
+    /// The effective decision: the first one that was not `Proceed` (a gate's `Deny` overrides
+    /// an interceptor's `Proceed` or `ProceedWith`).
     pub effect: Effect<R>,
-    /// Every non-`Proceed` decision, effective or not, in chain order.
+    /// Every non-`Proceed` decision, effective or not, in chain order (interceptors, then gates).
     pub decisions: Vec<ChainDecision>,
 }
 
@@ -28,7 +33,7 @@ pub enum Effect<R> {
     Proceed,
     /// An interceptor replaced the value; it is in [`ChainOutcome::value`].
     ProceedWith,
-    /// An interceptor denied, for this reason.
+    /// An interceptor (or a gate) denied, for this reason.
     Deny(String),
     /// An interceptor short-circuited with this result.
     Substitute(R),
@@ -37,65 +42,194 @@ pub enum Effect<R> {
 /// One non-`Proceed` decision taken in a chain, as reported to observers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChainDecision {
-    /// Position of the interceptor in the chain (registration order), from 0.
+    /// Position of the interceptor (or gate) among its stage's, in registration order, from 0.
     pub index: usize,
+    /// Its name: the function's or type's, the one given with `.named(..)`, else `#<index>`.
+    pub name: String,
+    /// Whether an interceptor or a gate decided.
+    pub stage: DecisionStage,
     /// What it decided.
     pub decision: DecisionKind,
     /// The reason, for a `Deny`.
     pub reason: Option<String>,
-    /// Whether this decision was the effective one.
+    /// Whether this decision was its stage's effective one.
     pub effective: bool,
 }
 
-/// Run `interceptors` over `value` in order and return the effective decision.
+/// One interceptor of a chain, with the name it is reported by.
+///
+/// ```
+/// use std::sync::Arc;
+/// use agents_kt::chain::Link;
+/// use agents_kt::{Decision, FnInterceptor, Interceptor};
+/// let shout = FnInterceptor::<_, u32, _>::new(|v: &u32| Decision::<u32, ()>::ProceedWith(v * 2));
+/// let link: Link<u32, ()> = Link::new(Arc::new(shout)).named("double");
+/// assert_eq!(link.name(), Some("double"));
+/// ```
+pub struct Link<T, R> {
+    interceptor: Arc<dyn Interceptor<T, R>>,
+    name: Option<Arc<str>>,
+}
+
+impl<T, R> Link<T, R> {
+    /// An unnamed link: it is reported as `#<index>`.
+    pub fn new(interceptor: Arc<dyn Interceptor<T, R>>) -> Self {
+        Link {
+            interceptor,
+            name: None,
+        }
+    }
+
+    /// The link reported by `name`.
+    pub fn named(mut self, name: impl Into<Arc<str>>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// A gate, as a link that only proceeds or denies.
+    pub(crate) fn gate(gate: Arc<dyn Gate<T>>) -> Self
+    where
+        T: 'static,
+    {
+        Link::new(Arc::new(GateInChain(gate)))
+    }
+
+    /// The name given, if any.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
+    fn label(&self, index: usize) -> String {
+        match &self.name {
+            Some(name) => name.to_string(),
+            None => format!("#{index}"),
+        }
+    }
+}
+
+impl<T, R> Clone for Link<T, R> {
+    fn clone(&self) -> Self {
+        Link {
+            interceptor: Arc::clone(&self.interceptor),
+            name: self.name.clone(),
+        }
+    }
+}
+
+/// How a chain is run: which stage it is, and how long an undecided interceptor may take.
+#[derive(Debug, Clone, Copy)]
+pub struct ChainOptions {
+    /// Interceptors or gates.
+    pub stage: DecisionStage,
+    /// An interceptor whose future has not decided by then denies (`None`: no limit).
+    pub timeout: Option<Duration>,
+}
+
+impl Default for ChainOptions {
+    fn default() -> Self {
+        ChainOptions {
+            stage: DecisionStage::Interceptor,
+            timeout: None,
+        }
+    }
+}
+
+/// Run `links` over `value` in order and return the effective decision.
 ///
 /// The rules, matched exactly by every interception point:
 /// 1. every interceptor runs (all observe), even after a decision has been taken;
 /// 2. the first non-`Proceed` decision is the effective one; later ones never override it;
 /// 3. when the effective decision is `ProceedWith(x)`, later interceptors observe `x`;
-/// 4. a panicking interceptor counts as `Deny(<panic message>)` (and an interceptor returning
-///    `Err(e)` was already turned into `Deny(e.to_string())` by its adapter): a fault never lets the
-///    guarded thing run unless an earlier decision was already effective.
+/// 4. a panicking interceptor counts as `Deny(<panic message>)`, one that has not decided within
+///    `options.timeout` as `Deny("interceptor '<name>' timed out after <duration>")` (and one
+///    returning `Err(e)` was already turned into `Deny(e.to_string())` by its adapter): a fault
+///    never lets the guarded thing run unless an earlier decision was already effective — use a
+///    gate for a check that must always win.
 ///
 /// ```
 /// use std::sync::Arc;
-/// use agents_kt::chain::{Effect, run_chain};
-/// use agents_kt::{Decision, FnInterceptor, Interceptor};
+/// use agents_kt::chain::{ChainOptions, Effect, Link, run_chain};
+/// use agents_kt::{Decision, Extensions, FnInterceptor, InterceptContext, RunIds};
 ///
-/// let chain: Vec<Arc<dyn Interceptor<u32, &str>>> = vec![
-///     Arc::new(FnInterceptor::<_, u32, _>::new(|_: &u32| Decision::<u32, &str>::Proceed)),
-///     Arc::new(FnInterceptor::<_, u32, _>::new(|v: &u32| Decision::<u32, &str>::ProceedWith(v + 1))),
-///     Arc::new(FnInterceptor::<_, u32, _>::new(|_: &u32| Decision::<u32, &str>::deny("too late"))),
+/// let chain: Vec<Link<u32, &str>> = vec![
+///     Link::new(Arc::new(FnInterceptor::<_, u32, _>::new(|_: &u32| Decision::<u32, &str>::Proceed))),
+///     Link::new(Arc::new(FnInterceptor::<_, u32, _>::new(|v: &u32| Decision::<u32, &str>::ProceedWith(v + 1)))),
+///     Link::new(Arc::new(FnInterceptor::<_, u32, _>::new(|_: &u32| Decision::<u32, &str>::deny("too late")))),
 /// ];
-/// let outcome = futures::executor::block_on(run_chain(&chain, 41));
+/// let (ids, extensions) = (RunIds::default(), Extensions::new());
+/// let ctx = InterceptContext::detached(&ids, &extensions);
+/// let outcome = futures::executor::block_on(run_chain(&chain, 41, &ctx, ChainOptions::default()));
 /// assert_eq!(outcome.value, 42);
 /// assert_eq!(outcome.effect, Effect::ProceedWith);
 /// assert_eq!(outcome.decisions.len(), 2);
 /// ```
-pub async fn run_chain<T, R, I>(interceptors: &[I], value: T) -> ChainOutcome<T, R>
-where
-    I: AsRef<dyn Interceptor<T, R>>,
-{
-    let mut chain = ChainState::new(value);
-    for (index, interceptor) in interceptors.iter().enumerate() {
+pub async fn run_chain<T, R>(
+    links: &[Link<T, R>],
+    value: T,
+    ctx: &InterceptContext<'_>,
+    options: ChainOptions,
+) -> ChainOutcome<T, R> {
+    let mut chain = ChainState::new(value, options.stage);
+    for (index, link) in links.iter().enumerate() {
         // A panic, while deciding or while awaiting the decision, is a Deny (rule 4).
         let decision = {
             let value = &chain.value;
-            match catch_unwind(AssertUnwindSafe(|| interceptor.as_ref().intercept(value))) {
+            match catch_unwind(AssertUnwindSafe(|| link.interceptor.intercept(value, ctx))) {
                 Ok(Intercepted::Ready(decision)) => decision,
-                Ok(Intercepted::Pending(future)) => AssertUnwindSafe(future)
-                    .catch_unwind()
-                    .await
-                    .unwrap_or_else(|payload| Decision::Deny(panic_message(payload.as_ref()))),
+                Ok(Intercepted::Pending(future)) => {
+                    let decided = AssertUnwindSafe(future).catch_unwind();
+                    let decided = match options.timeout {
+                        None => decided.await,
+                        Some(limit) => match tokio::time::timeout(limit, decided).await {
+                            Ok(decided) => decided,
+                            Err(_) => Ok(Decision::Deny(format!(
+                                "interceptor '{}' timed out after {limit:?}",
+                                link.label(index)
+                            ))),
+                        },
+                    };
+                    decided.unwrap_or_else(|payload| Decision::Deny(panic_message(payload.as_ref())))
+                }
                 Err(payload) => Decision::Deny(panic_message(payload.as_ref())),
             }
         };
         // Most decisions are `Proceed`: nothing to record, and no call to make.
         if !matches!(decision, Decision::Proceed) {
-            chain.record(index, decision);
+            chain.record(index, link, decision);
         }
     }
     chain.finish()
+}
+
+/// The one guard of every interception point: the interceptor chain, then — only when the guarded
+/// thing would run — every gate on the final value. A gate's `Deny` overrides the chain's
+/// `Proceed` or `ProceedWith`; nothing overrides a chain's `Deny` or `Substitute`.
+pub(crate) async fn guard<T, R>(
+    chain: &[Link<T, R>],
+    gates: &[Link<T, R>],
+    value: T,
+    ctx: &InterceptContext<'_>,
+    timeout: Duration,
+) -> ChainOutcome<T, R> {
+    let options = ChainOptions {
+        stage: DecisionStage::Interceptor,
+        timeout: Some(timeout),
+    };
+    let mut outcome = run_chain(chain, value, ctx, options).await;
+    let would_run = matches!(outcome.effect, Effect::Proceed | Effect::ProceedWith);
+    if would_run && !gates.is_empty() {
+        let options = ChainOptions {
+            stage: DecisionStage::Gate,
+            ..options
+        };
+        let gated = run_chain(gates, outcome.value, ctx, options).await;
+        outcome.value = gated.value;
+        outcome.decisions.extend(gated.decisions);
+        if let Effect::Deny(reason) = gated.effect {
+            outcome.effect = Effect::Deny(reason);
+        }
+    }
+    outcome
 }
 
 /// A chain being run: the value the next interceptor observes, and what was decided so far.
@@ -103,19 +237,21 @@ struct ChainState<T, R> {
     value: T,
     effect: Effect<R>,
     decisions: Vec<ChainDecision>,
+    stage: DecisionStage,
 }
 
 impl<T, R> ChainState<T, R> {
-    fn new(value: T) -> Self {
+    fn new(value: T, stage: DecisionStage) -> Self {
         ChainState {
             value,
             effect: Effect::Proceed,
             decisions: Vec::new(),
+            stage,
         }
     }
 
     /// Apply rules 1–3 to the decision of interceptor `index`.
-    fn record(&mut self, index: usize, decision: Decision<T, R>) {
+    fn record(&mut self, index: usize, link: &Link<T, R>, decision: Decision<T, R>) {
         let kind = decision.kind();
         if kind == DecisionKind::Proceed {
             return;
@@ -125,8 +261,22 @@ impl<T, R> ChainState<T, R> {
             Decision::Deny(reason) => Some(reason.clone()),
             _ => None,
         };
+        let name = link.label(index);
+        if !effective && let Some(reason) = &reason {
+            // The seed's rule 2 at work: say so loudly, a user may have meant this Deny to win.
+            let earlier = self.decisions.iter().find(|d| d.effective);
+            tracing::warn!(
+                interceptor = %name,
+                reason = %reason,
+                effective_interceptor = earlier.map_or("", |d| d.name.as_str()),
+                effective_decision = %earlier.map_or(DecisionKind::Proceed, |d| d.decision),
+                "a Deny was overridden by an earlier decision (first non-Proceed wins); use a gate for a check that must always win"
+            );
+        }
         self.decisions.push(ChainDecision {
             index,
+            name,
+            stage: self.stage,
             decision: kind,
             reason,
             effective,
@@ -160,6 +310,26 @@ pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
     } else if let Some(text) = payload.downcast_ref::<String>() {
         text.clone()
     } else {
-        "panicked with a non-string payload".to_string()
+        non_string_payload(payload)
     }
+}
+
+/// A panic payload that is not text, described by its type where it is one of the usual ones.
+fn non_string_payload(payload: &(dyn Any + Send)) -> String {
+    macro_rules! known {
+        ($($ty:ty),*) => {
+            $(if let Some(value) = payload.downcast_ref::<$ty>() {
+                return format!("panicked with a {} payload: {value:?}", stringify!($ty));
+            })*
+        };
+    }
+    known!(
+        i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64, bool, char,
+        Box<str>, std::borrow::Cow<'static, str>, std::io::Error, crate::AgentError,
+        crate::ToolError, serde_json::Value
+    );
+    if let Some(error) = payload.downcast_ref::<Box<dyn std::error::Error + Send + Sync>>() {
+        return format!("panicked with an error payload: {error}");
+    }
+    "panicked with a payload of an unknown type (not a string)".to_string()
 }

@@ -14,8 +14,8 @@ use crate::{BudgetLimit, InterceptionPoint, ModelError};
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum AgentError {
-    /// An `on_before_skill` or `on_before_turn` interceptor denied (a tool-call denial is not an
-    /// error: the model is told and may recover).
+    /// A skill or turn interceptor (or gate) denied (a tool-call denial is not an error: the
+    /// model is told and may recover).
     #[error("{}", denial_text(*point, target, reason))]
     InterceptorDenied {
         /// Where.
@@ -87,8 +87,18 @@ pub enum AgentError {
     /// substitute becomes the output either way.
     #[error("the turn was substituted by an interceptor; its result is the run's output")]
     TurnSubstituted,
-    /// The run stopped for a reason outside the model, tools and skills (a panic in the run's
-    /// task, say).
+    /// Something panicked that the run cannot go on without — a code skill, the model client (or
+    /// its stream), the skill selector, a tool output's serialization. The panic never reaches
+    /// the caller: `run` returns this, a session ends with `AgentEvent::Failed` carrying it.
+    #[error("the agent run panicked while {during}: {message}")]
+    Panicked {
+        /// What was running: `running skill 'x'`, `calling the model`, ….
+        during: String,
+        /// The panic's message (or what its payload was, when it was not text).
+        message: String,
+    },
+    /// The run stopped for a reason outside the model, tools and skills (its session was
+    /// dropped, say).
     #[error("agent run aborted: {0}")]
     Aborted(String),
 }
@@ -98,6 +108,9 @@ fn denial_text(point: InterceptionPoint, target: &str, reason: &str) -> String {
         InterceptionPoint::Skill => format!("Skill '{target}' denied by interceptor: {reason}"),
         InterceptionPoint::Turn => format!("Turn denied by interceptor: {reason}"),
         InterceptionPoint::ToolCall => format!("Tool '{target}' denied by policy: {reason}"),
+        InterceptionPoint::AfterToolCall => {
+            format!("Tool '{target}' result withheld by policy: {reason}")
+        }
     }
 }
 
@@ -182,4 +195,24 @@ pub enum BuildError {
         /// The fraction given.
         fraction: f64,
     },
+    /// `.named(..)` was called before any interceptor or gate was registered.
+    #[error("`.named(\"{name}\")` names the interceptor or gate registered just before it, and there is none")]
+    NothingToName {
+        /// The name given.
+        name: String,
+    },
+    /// Several problems, every one of them.
+    #[error("{} problems: {}", .0.len(), .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Several(Vec<BuildError>),
+}
+
+impl BuildError {
+    /// `None` for no errors, the error itself for one, [`BuildError::Several`] for more.
+    pub(crate) fn all(mut errors: Vec<BuildError>) -> Option<BuildError> {
+        match errors.len() {
+            0 => None,
+            1 => errors.pop(),
+            _ => Some(BuildError::Several(errors)),
+        }
+    }
 }

@@ -11,7 +11,7 @@ use crate::{AgentError, BudgetLimit, DecisionKind, ToolCall, Usage};
 /// let ids = agents_kt::RunIds { run_id: "weather/run-1".into(), session_id: "weather/session-1".into() };
 /// assert!(ids.run_id.ends_with("run-1"));
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct RunIds {
     /// Unique per `run` or `session` call of an agent.
     pub run_id: String,
@@ -25,13 +25,18 @@ pub struct RunIds {
 /// assert_eq!(agents_kt::InterceptionPoint::Turn.to_string(), "turn");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum InterceptionPoint {
-    /// Before a skill runs (`on_before_skill`).
+    /// Before a skill runs (`on_before_skill`, `gate_skill`).
     Skill,
-    /// Before a model call (`on_before_turn`).
+    /// Before a model call (`on_before_turn`, `gate_turn`).
     Turn,
-    /// Before a tool call (`before_tool_call`, `on_before_tool_call`).
+    /// Before a tool call (`before_tool_call`, `on_before_tool_call`, `gate_tool_call`,
+    /// `on_gate_tool_call`).
     ToolCall,
+    /// After a tool call, before its result reaches the model (`after_tool_call`,
+    /// `on_after_tool_call`).
+    AfterToolCall,
 }
 
 impl std::fmt::Display for InterceptionPoint {
@@ -40,16 +45,41 @@ impl std::fmt::Display for InterceptionPoint {
             InterceptionPoint::Skill => "skill",
             InterceptionPoint::Turn => "turn",
             InterceptionPoint::ToolCall => "tool call",
+            InterceptionPoint::AfterToolCall => "after tool call",
         })
     }
 }
 
-/// One non-`Proceed` decision of an interceptor, as `on_interceptor_decision` observers see it.
+/// Which kind of check took a decision.
 ///
 /// ```
-/// use agents_kt::{DecisionKind, InterceptionPoint, InterceptorDecision};
+/// assert_eq!(agents_kt::DecisionStage::Gate.to_string(), "gate");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DecisionStage {
+    /// An interceptor of the chain.
+    Interceptor,
+    /// A gate, run after the chain on the final value.
+    Gate,
+}
+
+impl std::fmt::Display for DecisionStage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            DecisionStage::Interceptor => "interceptor",
+            DecisionStage::Gate => "gate",
+        })
+    }
+}
+
+/// One non-`Proceed` decision of an interceptor (or `Deny` of a gate), as
+/// `on_interceptor_decision` observers and [`PipelineEvent::InterceptorDecision`] see it.
+///
+/// ```
+/// use agents_kt::{DecisionKind, DecisionStage, InterceptionPoint, InterceptorDecision};
 /// let d = InterceptorDecision {
 ///     point: InterceptionPoint::ToolCall, target: "writeFile".into(), index: 0,
+///     name: "no_system_paths".into(), stage: DecisionStage::Interceptor,
 ///     decision: DecisionKind::Deny, reason: Some("system paths are off-limits".into()), effective: true,
 /// };
 /// assert!(d.effective);
@@ -60,13 +90,19 @@ pub struct InterceptorDecision {
     pub point: InterceptionPoint,
     /// What it was deciding about: the skill or tool name, or `turn <n>`.
     pub target: String,
-    /// Its position in the chain (registration order), from 0.
+    /// Its position among its stage's interceptors (registration order), from 0.
     pub index: usize,
+    /// Its name: the function's (macro interceptors and plain `fn`s), the type's (a hand-written
+    /// `impl Interceptor`), the one given with `.named(..)`, else `#<index>`.
+    pub name: String,
+    /// Interceptor or gate.
+    pub stage: DecisionStage,
     /// What it decided.
     pub decision: DecisionKind,
     /// The reason, for a `Deny`.
     pub reason: Option<String>,
-    /// Whether this was the chain's effective decision (the first non-`Proceed`).
+    /// Whether this was its stage's effective decision (the first non-`Proceed`). A gate's
+    /// effective `Deny` overrides an effective interceptor `ProceedWith`.
     pub effective: bool,
 }
 
@@ -78,6 +114,7 @@ pub struct InterceptorDecision {
 /// assert!(matches!(e, AgentEvent::Token { .. }));
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum AgentEvent<OUT> {
     /// A skill begins.
     SkillStarted {
@@ -175,22 +212,12 @@ pub enum PipelineEvent {
         /// The skill's name.
         skill: String,
     },
-    /// An interceptor took a non-`Proceed` decision.
+    /// An interceptor took a non-`Proceed` decision, or a gate denied.
     InterceptorDecision {
         /// The run.
         ids: RunIds,
-        /// Where the interceptor sits.
-        point: InterceptionPoint,
-        /// What it decided about (skill or tool name, or `turn <n>`).
-        target: String,
-        /// Its position in the chain, from 0.
-        index: usize,
-        /// What it decided.
-        decision: DecisionKind,
-        /// The reason, for a `Deny`.
-        reason: Option<String>,
-        /// Whether it was the effective decision.
-        effective: bool,
+        /// The decision.
+        decision: InterceptorDecision,
     },
     /// A model turn began.
     TurnStarted {
@@ -233,7 +260,21 @@ pub enum PipelineEvent {
         call_id: String,
         /// The tool.
         tool: String,
-        /// The arguments it was denied with.
+        /// The arguments as the model (or MCP client) sent them, unknown fields kept.
+        args: Value,
+        /// The reason.
+        reason: String,
+    },
+    /// An after-tool interceptor (or gate) withheld a tool's result; the model was told it was
+    /// withheld, not what it was.
+    ToolResultWithheld {
+        /// The run.
+        ids: RunIds,
+        /// The call's id.
+        call_id: String,
+        /// The tool.
+        tool: String,
+        /// The arguments it ran with.
         args: Value,
         /// The reason.
         reason: String,
@@ -297,6 +338,7 @@ impl PipelineEvent {
             | PipelineEvent::TurnCompleted { ids, .. }
             | PipelineEvent::ToolUsed { ids, .. }
             | PipelineEvent::ToolDenied { ids, .. }
+            | PipelineEvent::ToolResultWithheld { ids, .. }
             | PipelineEvent::ToolFailed { ids, .. }
             | PipelineEvent::ToolRejected { ids, .. }
             | PipelineEvent::BudgetThreshold { ids, .. }

@@ -5,10 +5,11 @@ use std::borrow::Borrow;
 use std::fmt::Display;
 use std::future::Future;
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use futures::future::BoxFuture;
 
-use crate::Decision;
+use crate::{Decision, InterceptContext};
 
 /// A decision that is either known now or will be known once a future completes.
 ///
@@ -29,23 +30,30 @@ pub enum Intercepted<'a, T, R> {
 
 /// Inspects a value of type `T` before the guarded thing runs and decides what happens.
 ///
-/// The builder methods of [`crate::AgentBuilder`] accept plain closures and wrap them; implement
-/// this trait directly only for an interceptor with state of its own.
+/// The builder methods of [`crate::AgentBuilder`] accept plain closures (with or without a
+/// trailing `&InterceptContext`) and wrap them; implement this trait directly for an interceptor
+/// with state of its own, and pass it to the same builder methods.
 ///
 /// ```
-/// use agents_kt::{Decision, Intercepted, Interceptor};
+/// use agents_kt::{Decision, Extensions, InterceptContext, Intercepted, Interceptor, RunIds};
 ///
 /// struct OnlyEven;
 /// impl Interceptor<u32, u32> for OnlyEven {
-///     fn intercept<'a>(&'a self, value: &'a u32) -> Intercepted<'a, u32, u32> {
+///     fn intercept<'a>(&'a self, value: &'a u32, _ctx: &'a InterceptContext<'_>) -> Intercepted<'a, u32, u32> {
 ///         Intercepted::Ready(if value % 2 == 0 { Decision::Proceed } else { Decision::deny("odd") })
 ///     }
 /// }
-/// assert!(matches!(OnlyEven.intercept(&3), Intercepted::Ready(Decision::Deny(_))));
+/// let (ids, extensions) = (RunIds::default(), Extensions::new());
+/// let ctx = InterceptContext::detached(&ids, &extensions);
+/// assert!(matches!(OnlyEven.intercept(&3, &ctx), Intercepted::Ready(Decision::Deny(_))));
 /// ```
 pub trait Interceptor<T, R>: Send + Sync {
-    /// Decide about `value`.
-    fn intercept<'a>(&'a self, value: &'a T) -> Intercepted<'a, T, R>;
+    /// Decide about `value`, knowing whose call it is from `ctx`.
+    fn intercept<'a>(
+        &'a self,
+        value: &'a T,
+        ctx: &'a InterceptContext<'_>,
+    ) -> Intercepted<'a, T, R>;
 }
 
 /// Marker types that keep the blanket conversions below apart; users never name them.
@@ -60,7 +68,19 @@ pub mod markers {
     pub struct Now<M>(PhantomData<M>);
     /// The closure returns a future that answers in the way `M` says.
     pub struct Later<M>(PhantomData<M>);
+    /// The closure takes the inspected value alone.
+    pub struct ValueOnly<M>(PhantomData<M>);
+    /// The closure also takes the [`crate::InterceptContext`].
+    pub struct WithContext<M>(PhantomData<M>);
+    /// A hand-written [`crate::Interceptor`] (or [`crate::Gate`]) implementation.
+    pub struct Stateful;
+    /// A dynamic closure before a tool call: `|name, args|`.
+    pub struct Before<M>(PhantomData<M>);
+    /// A dynamic closure after a tool call: `|name, args, result|`.
+    pub struct After<M>(PhantomData<M>);
 }
+
+use markers::{Stateful, ValueOnly, WithContext};
 
 /// What an interceptor may return without awaiting: a [`Decision`], or `Result<Decision, E>`
 /// where `Err(e)` means `Deny(e.to_string())`.
@@ -117,15 +137,18 @@ where
     }
 }
 
-/// An [`Interceptor`] made from a closure that borrows the inspected value as `&U`
-/// (`&str` for a skill name, `&[Message]` for a turn, `&Args` for a tool).
+/// An [`Interceptor`] made from a closure that borrows the inspected value as `&U` (`&str` for a
+/// skill name, `&[Message]` for a turn, `&Args` for a tool), and optionally the
+/// [`InterceptContext`]; `M` tells the two shapes apart.
 ///
 /// ```
-/// use agents_kt::{Decision, FnInterceptor, Intercepted, Interceptor};
+/// use agents_kt::{Decision, Extensions, FnInterceptor, InterceptContext, Intercepted, Interceptor, RunIds};
 /// let shout = FnInterceptor::<_, str, _>::new(|name: &str| -> Decision<String, ()> {
 ///     Decision::ProceedWith(name.to_uppercase())
 /// });
-/// let Intercepted::Ready(d) = shout.intercept(&"hi".to_string()) else { unreachable!() };
+/// let (ids, extensions) = (RunIds::default(), Extensions::new());
+/// let ctx = InterceptContext::detached(&ids, &extensions);
+/// let Intercepted::Ready(d) = shout.intercept(&"hi".to_string(), &ctx) else { unreachable!() };
 /// assert_eq!(d, Decision::ProceedWith("HI".into()));
 /// ```
 pub struct FnInterceptor<F, U: ?Sized, M> {
@@ -143,17 +166,119 @@ impl<F, U: ?Sized, M> FnInterceptor<F, U, M> {
     }
 }
 
-impl<T, U, R, F, D, M> Interceptor<T, R> for FnInterceptor<F, U, M>
+impl<T, U, R, F, D, M> Interceptor<T, R> for FnInterceptor<F, U, ValueOnly<M>>
 where
     T: Borrow<U>,
     U: ?Sized,
     F: Fn(&U) -> D + Send + Sync,
     D: InterceptorReturn<T, R, M>,
 {
-    fn intercept<'a>(&'a self, value: &'a T) -> Intercepted<'a, T, R> {
-        match (self.f)(value.borrow()).into_intercepted() {
-            Intercepted::Ready(decision) => Intercepted::Ready(decision),
-            Intercepted::Pending(future) => Intercepted::Pending(future),
-        }
+    fn intercept<'a>(&'a self, value: &'a T, _: &'a InterceptContext<'_>) -> Intercepted<'a, T, R> {
+        widen((self.f)(value.borrow()).into_intercepted())
+    }
+}
+
+impl<T, U, R, F, D, M> Interceptor<T, R> for FnInterceptor<F, U, WithContext<M>>
+where
+    T: Borrow<U>,
+    U: ?Sized,
+    F: Fn(&U, &InterceptContext<'_>) -> D + Send + Sync,
+    D: InterceptorReturn<T, R, M>,
+{
+    fn intercept<'a>(
+        &'a self,
+        value: &'a T,
+        ctx: &'a InterceptContext<'_>,
+    ) -> Intercepted<'a, T, R> {
+        widen((self.f)(value.borrow(), ctx).into_intercepted())
+    }
+}
+
+/// A `'static` answer as one of a shorter lifetime.
+fn widen<'a, T, R>(answer: Intercepted<'static, T, R>) -> Intercepted<'a, T, R> {
+    match answer {
+        Intercepted::Ready(decision) => Intercepted::Ready(decision),
+        Intercepted::Pending(future) => Intercepted::Pending(future),
+    }
+}
+
+/// What a builder method accepts as an interceptor over `T` seen as `&U`: a closure over `&U`, a
+/// closure over `(&U, &InterceptContext)`, or a hand-written [`Interceptor`]. The closure's
+/// return is anything [`InterceptorReturn`] accepts.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an interceptor deciding about `{T}` with substitute type `{R}`",
+    label = "expected a closure over `&{U}` (optionally with a trailing `&InterceptContext`) returning `Decision<{T}, {R}>`, or an `impl Interceptor<{T}, {R}>`",
+    note = "the replacement type and the substitute type are fixed by the interception point: check both"
+)]
+pub trait IntoInterceptor<T, R, U: ?Sized, M> {
+    /// The interceptor, shared.
+    fn into_interceptor(self) -> Arc<dyn Interceptor<T, R>>;
+}
+
+impl<T, R, U, F, D, M> IntoInterceptor<T, R, U, ValueOnly<M>> for F
+where
+    T: Borrow<U> + 'static,
+    R: 'static,
+    U: ?Sized + 'static,
+    F: Fn(&U) -> D + Send + Sync + 'static,
+    D: InterceptorReturn<T, R, M> + 'static,
+    M: 'static,
+{
+    fn into_interceptor(self) -> Arc<dyn Interceptor<T, R>> {
+        Arc::new(FnInterceptor::<F, U, ValueOnly<M>>::new(self))
+    }
+}
+
+impl<T, R, U, F, D, M> IntoInterceptor<T, R, U, WithContext<M>> for F
+where
+    T: Borrow<U> + 'static,
+    R: 'static,
+    U: ?Sized + 'static,
+    F: Fn(&U, &InterceptContext<'_>) -> D + Send + Sync + 'static,
+    D: InterceptorReturn<T, R, M> + 'static,
+    M: 'static,
+{
+    fn into_interceptor(self) -> Arc<dyn Interceptor<T, R>> {
+        Arc::new(FnInterceptor::<F, U, WithContext<M>>::new(self))
+    }
+}
+
+impl<T, R, U: ?Sized, I> IntoInterceptor<T, R, U, Stateful> for I
+where
+    I: Interceptor<T, R> + 'static,
+{
+    fn into_interceptor(self) -> Arc<dyn Interceptor<T, R>> {
+        Arc::new(self)
+    }
+}
+
+/// The name an interceptor of type `F` is reported by: a function's own name (`no_mars`), a
+/// hand-written interceptor's type name; `None` for a closure, which has none.
+pub(crate) fn name_of<F: ?Sized>() -> Option<&'static str> {
+    let full = std::any::type_name::<F>();
+    if full.contains("{{closure}}") || full.contains("{closure") {
+        return None;
+    }
+    // `a::b::Name<x::Y>` → `Name`: drop generic arguments, then the path.
+    let bare = full.split('<').next().unwrap_or(full);
+    Some(bare.rsplit("::").next().unwrap_or(bare))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::name_of;
+
+    fn no_mars() {}
+    struct ApprovalDesk;
+
+    #[test]
+    fn functions_and_types_are_named_closures_are_not() {
+        assert_eq!(name_of_val(&no_mars), Some("no_mars"));
+        assert_eq!(name_of::<ApprovalDesk>(), Some("ApprovalDesk"));
+        assert_eq!(name_of_val(&|| ()), None);
+    }
+
+    fn name_of_val<F>(_: &F) -> Option<&'static str> {
+        name_of::<F>()
     }
 }

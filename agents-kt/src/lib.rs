@@ -48,13 +48,16 @@
 //! ```
 
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod agent;
 mod budget;
 pub mod chain;
+mod context;
 mod decision;
 mod error;
 mod events;
+mod gate;
 mod interceptor;
 mod macro_support;
 mod macros;
@@ -72,9 +75,14 @@ pub use agent::{Agent, AgentBuilder, AgentInput, AgentOutput, AgentSession, Even
 pub use budget::{Budget, BudgetLimit, BudgetUsage};
 pub use decision::{Decision, DecisionKind};
 pub use error::{AgentError, BuildError};
-pub use events::{AgentEvent, InterceptionPoint, InterceptorDecision, PipelineEvent, RunIds};
+pub use context::{Extensions, InterceptContext};
+pub use events::{
+    AgentEvent, DecisionStage, InterceptionPoint, InterceptorDecision, PipelineEvent, RunIds,
+};
+pub use gate::{Gate, GateReturn, Gated, IntoGate, IntoVerdict, Verdict};
 pub use interceptor::{
-    FnInterceptor, Intercepted, Interceptor, InterceptorReturn, IntoDecision, markers,
+    FnInterceptor, Intercepted, Interceptor, InterceptorReturn, IntoDecision, IntoInterceptor,
+    markers,
 };
 #[cfg(feature = "mcp")]
 pub use mcp::{McpClient, McpHttpServer, McpServeError, McpServer, McpServerBuilder};
@@ -87,8 +95,12 @@ pub use providers::OpenAiCompatible;
 #[cfg(feature = "http")]
 pub use providers::{HttpSettings, RetryPolicy};
 pub use skill::{IntoSkill, Skill, SkillContext, SkillError};
+#[doc(hidden)]
+pub use tool::{DynFn, FromFn, ToolInterceptorOf};
 pub use tool::{
-    FromFn, IntoToolInterceptor, Tool, ToolArguments, ToolContext, ToolError, ToolInterceptor,
+    IntoAfterToolCallInterceptor, IntoAfterToolInterceptor, IntoToolCallGate,
+    IntoToolCallInterceptor, IntoToolGate, IntoToolInterceptor, Tool, ToolArguments, ToolContext,
+    ToolError, ToolGate, ToolInterceptor,
 };
 
 pub use macros::{agent, before_skill, before_tool_call, before_turn, skill, tool};
@@ -101,9 +113,10 @@ struct ReadmeDoctests;
 /// The names most agents need, for `use agents_kt::prelude::*`.
 pub mod prelude {
     pub use crate::{
-        Agent, AgentError, AgentEvent, Budget, Decision, Message, ModelClient, PipelineEvent,
-        Reply, ScriptedModel, Skill, SkillContext, SkillError, Tool, ToolContext, ToolError,
-        ToolInterceptor, agent, before_skill, before_tool_call, before_turn, skill, tool,
+        Agent, AgentError, AgentEvent, Budget, Decision, Extensions, InterceptContext, Message,
+        ModelClient, PipelineEvent, Reply, ScriptedModel, Skill, SkillContext, SkillError, Tool,
+        ToolContext, ToolError, ToolGate, ToolInterceptor, Verdict, agent,
+        before_skill, before_tool_call, before_turn, skill, tool,
     };
 }
 

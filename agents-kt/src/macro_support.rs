@@ -119,31 +119,56 @@ impl<T> NoOutputSchema for &OutputSchemaProbe<T> {
     }
 }
 
-/// The agent's typed tool-call path on its own — the chain, then the tool under its timeout with
+/// The agent's typed tool-call path on its own — the guard, then the tool under its timeout with
 /// panics caught — for the benchmarks in `benches/`. Not public API.
-pub struct TypedCall<T: crate::Tool>(crate::tool::runtime::ToolRuntime<T>);
+pub struct TypedCall<T: crate::Tool> {
+    runtime: crate::tool::runtime::ToolRuntime<T>,
+    ids: crate::RunIds,
+    extensions: crate::Extensions,
+}
 
 impl<T: crate::Tool> TypedCall<T> {
     /// `tool` behind `interceptors`, in order.
     pub fn new(tool: T, interceptors: Vec<crate::ToolInterceptor<T>>) -> Self {
+        use crate::chain::Link;
+        use crate::tool::view::TypedLink;
         let spec = crate::ToolSpec {
             name: T::NAME.to_string(),
             description: String::new(),
             parameters: serde_json::json!({"type": "object"}),
             output_schema: None,
         };
-        let chain = interceptors.into_iter().map(|i| i.inner).collect();
-        TypedCall(crate::tool::runtime::ToolRuntime::new(tool, spec, chain))
+        let mut chains = crate::tool::runtime::ToolChains::<T>::default();
+        chains.before = interceptors
+            .into_iter()
+            .map(|i| Link::new(std::sync::Arc::new(TypedLink(i.inner)) as _))
+            .collect();
+        TypedCall {
+            runtime: crate::tool::runtime::ToolRuntime::new(tool, spec, chains),
+            ids: crate::RunIds::default(),
+            extensions: crate::Extensions::new(),
+        }
+    }
+
+    fn setup<'a>(
+        &'a self,
+        ctx: &'a crate::ToolContext,
+        report: crate::tool::runtime::Report,
+    ) -> crate::tool::runtime::CallSetup<'a> {
+        let timeout = std::time::Duration::from_secs(60);
+        crate::tool::runtime::CallSetup {
+            tool_ctx: ctx,
+            intercept: crate::InterceptContext::detached(&self.ids, &self.extensions),
+            interceptor_timeout: timeout,
+            tool_timeout: Some(timeout),
+            report,
+        }
     }
 
     /// Typed arguments in, the typed output (or `None` when denied or failed) out.
     pub async fn call(&self, args: T::Args, ctx: &crate::ToolContext) -> Option<T::Output> {
-        match self
-            .0
-            .call(args, ctx, Some(std::time::Duration::from_secs(60)), false)
-            .await
-            .result
-        {
+        let setup = self.setup(ctx, crate::tool::runtime::Report::default());
+        match self.runtime.call(args, None, &setup).await.result {
             crate::tool::runtime::CallResult::Completed { output, .. } => Some(output),
             _ => None,
         }
@@ -152,16 +177,8 @@ impl<T: crate::Tool> TypedCall<T> {
     /// The model's argument text in, the result text out — the agent loop's dispatch.
     pub async fn call_json(&self, arguments: &str, ctx: &crate::ToolContext) -> String {
         use crate::tool::runtime::ErasedTool;
-        let record = self
-            .0
-            .call_json(
-                arguments,
-                ctx,
-                Some(std::time::Duration::from_secs(60)),
-                crate::tool::runtime::Report::default(),
-            )
-            .await;
-        match record.result {
+        let setup = self.setup(ctx, crate::tool::runtime::Report::default());
+        match self.runtime.call_json(arguments, &setup).await.result {
             crate::tool::runtime::CallResult::Completed { output, .. } => output.text,
             _ => String::new(),
         }

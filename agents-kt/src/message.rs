@@ -262,6 +262,7 @@ impl ChatResponse {
 /// assert!(matches!(chunk, ChatChunk::ToolCallDelta { index: 0, .. }));
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub enum ChatChunk {
     /// More answer text.
     Text(String),

@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use agents_kt::chain::{Effect, run_chain};
-use agents_kt::{Decision, FnInterceptor, Interceptor};
+use agents_kt::chain::{ChainOptions, Effect, Link, run_chain};
+use agents_kt::{Decision, Extensions, FnInterceptor, InterceptContext, RunIds};
 use agents_kt_tests::counting::CountingAllocator;
 
 #[global_allocator]
@@ -18,17 +18,20 @@ struct Args {
 
 #[test]
 fn eight_sync_proceed_interceptors_allocate_nothing() {
-    let chain: Vec<Arc<dyn Interceptor<Args, u32>>> = (0..8)
+    let chain: Vec<Link<Args, u32>> = (0..8)
         .map(|n| {
-            Arc::new(FnInterceptor::<_, Args, _>::new(move |args: &Args| {
+            Link::new(Arc::new(FnInterceptor::<_, Args, _>::new(move |args: &Args| {
                 if args.city.len() > 1000 + n {
                     Decision::deny("too long")
                 } else {
                     Decision::<Args, u32>::Proceed
                 }
-            })) as Arc<dyn Interceptor<Args, u32>>
+            })))
         })
         .collect();
+    let (ids, extensions) = (RunIds::default(), Extensions::new());
+    let ctx = InterceptContext::detached(&ids, &extensions);
+    let options = ChainOptions::default();
     // The counter counts (so a zero below means something).
     let before = CountingAllocator::allocations();
     drop(Box::new(7u64));
@@ -37,10 +40,10 @@ fn eight_sync_proceed_interceptors_allocate_nothing() {
         city: "Oslo".into(),
     };
     // Warm up whatever the executor sets up once.
-    let _ = futures::executor::block_on(run_chain(&chain, args.clone()));
+    let _ = futures::executor::block_on(run_chain(&chain, args.clone(), &ctx, options));
     let input = args.clone();
     let before = CountingAllocator::allocations();
-    let outcome = futures::executor::block_on(run_chain(&chain, input));
+    let outcome = futures::executor::block_on(run_chain(&chain, input, &ctx, options));
     let allocated = CountingAllocator::allocations() - before;
     assert_eq!(outcome.effect, Effect::Proceed);
     assert_eq!(

@@ -3,8 +3,10 @@
 
 use std::sync::{Arc, Once};
 
-use agents_kt::chain::{ChainDecision, Effect, run_chain};
-use agents_kt::{Decision, DecisionKind, FnInterceptor, Interceptor};
+use agents_kt::chain::{ChainDecision, ChainOptions, Effect, Link, run_chain};
+use agents_kt::{
+    Decision, DecisionKind, DecisionStage, Extensions, FnInterceptor, InterceptContext, RunIds,
+};
 use agents_kt_tests::Log;
 use proptest::prelude::*;
 
@@ -45,6 +47,8 @@ fn reference(steps: &[Step], input: i32) -> (Vec<i32>, i32, Effect<i32>, Vec<Cha
         let effective = matches!(effect, Effect::Proceed);
         decisions.push(ChainDecision {
             index,
+            name: format!("#{index}"),
+            stage: DecisionStage::Interceptor,
             decision: kind,
             reason: reason.clone(),
             effective,
@@ -63,8 +67,8 @@ fn reference(steps: &[Step], input: i32) -> (Vec<i32>, i32, Effect<i32>, Vec<Cha
     (seen, value, effect, decisions)
 }
 
-fn interceptor(step: Step, asynchronous: bool, seen: Log<i32>) -> Arc<dyn Interceptor<i32, i32>> {
-    if asynchronous {
+fn interceptor(step: Step, asynchronous: bool, seen: Log<i32>) -> Link<i32, i32> {
+    Link::new(if asynchronous {
         Arc::new(FnInterceptor::<_, i32, _>::new(move |value: &i32| {
             seen.push(*value);
             let step = step.clone();
@@ -78,7 +82,14 @@ fn interceptor(step: Step, asynchronous: bool, seen: Log<i32>) -> Arc<dyn Interc
             seen.push(*value);
             step.answer()
         }))
-    }
+    })
+}
+
+/// The chain over `input`, outside any run.
+async fn chain_over(chain: &[Link<i32, i32>], input: i32) -> agents_kt::chain::ChainOutcome<i32, i32> {
+    let (ids, extensions) = (RunIds::default(), Extensions::new());
+    let ctx = InterceptContext::detached(&ids, &extensions);
+    run_chain(chain, input, &ctx, ChainOptions::default()).await
 }
 
 fn step() -> impl Strategy<Value = Step> {
@@ -124,7 +135,7 @@ proptest! {
             .iter()
             .map(|(step, asynchronous)| interceptor(step.clone(), *asynchronous, seen.clone()))
             .collect();
-        let outcome = runtime.block_on(run_chain(&chain, input));
+        let outcome = runtime.block_on(chain_over(&chain, input));
         let plain: Vec<Step> = steps.iter().map(|(s, _)| s.clone()).collect();
         let (expected_seen, value, effect, decisions) = reference(&plain, input);
         prop_assert_eq!(seen.entries(), expected_seen);
@@ -141,7 +152,7 @@ fn run(steps: &[Step]) -> (Vec<i32>, agents_kt::chain::ChainOutcome<i32, i32>) {
         .iter()
         .map(|s| interceptor(s.clone(), false, seen.clone()))
         .collect();
-    let outcome = futures::executor::block_on(run_chain(&chain, 0));
+    let outcome = futures::executor::block_on(chain_over(&chain, 0));
     (seen.entries(), outcome)
 }
 

@@ -298,9 +298,9 @@ async fn an_agent_block_registers_its_methods_in_source_order() {
     let decisions: Vec<_> = drain(&mut pipeline)
         .into_iter()
         .filter_map(|e| match e {
-            PipelineEvent::InterceptorDecision {
-                index, decision, ..
-            } => Some((index, decision)),
+            PipelineEvent::InterceptorDecision { decision, .. } => {
+                Some((decision.index, decision.decision))
+            }
             _ => None,
         })
         .collect();

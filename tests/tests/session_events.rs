@@ -31,6 +31,7 @@ fn kind(event: &AgentEvent<String>) -> String {
         }
         AgentEvent::Completed { output } => format!("completed {output}"),
         AgentEvent::Failed { error } => format!("failed {error}"),
+        other => format!("{other:?}"),
     }
 }
 

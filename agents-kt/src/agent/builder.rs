@@ -2,6 +2,7 @@
 
 use std::any::Any;
 use std::collections::HashMap;
+use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
@@ -9,34 +10,64 @@ use serde_json::Value;
 
 use super::output::OutputFormat;
 use super::{Agent, AgentInner, AgentInput, AgentOutput, Core, Selector};
+use crate::chain::Link;
+use crate::interceptor::name_of;
 use crate::observers::{Observers, PipelineHub};
 use crate::skill::SkillKind;
-use crate::tool::runtime::{ErasedTool, ToolRuntime};
-use crate::tool::{DynToolInterceptor, DynamicInToolChain, FnDynToolInterceptor};
+use crate::tool::runtime::{ErasedTool, ToolChains, ToolRuntime};
+use crate::tool::view::{JsonLink, TypedLink};
+use crate::tool::{ToolGate, ToolInterceptorOf};
+use crate::gate::GateInChain;
 use crate::{
-    AgentError, Budget, BudgetUsage, BuildError, FnInterceptor, Interceptor, InterceptorDecision,
-    InterceptorReturn, IntoSkill, IntoToolInterceptor, Message, ModelClient, Skill, Tool,
-    ToolInterceptor, ToolSpec,
+    AgentError, Budget, BudgetUsage, BuildError, Gate, Interceptor, InterceptorDecision,
+    IntoAfterToolCallInterceptor, IntoAfterToolInterceptor, IntoGate, IntoInterceptor, IntoSkill,
+    IntoToolCallGate, IntoToolCallInterceptor, IntoToolGate, IntoToolInterceptor, Message,
+    ModelClient, Skill, Tool, ToolInterceptor, ToolSpec,
 };
 
 /// Builds a tool's runtime once every interceptor is known.
 type PendingTool =
-    Box<dyn FnOnce(&[ToolInterceptorEntry]) -> Result<Arc<dyn ErasedTool>, BuildError> + Send>;
+    Box<dyn FnOnce(&[ToolEntry]) -> Result<Arc<dyn ErasedTool>, BuildError> + Send>;
 
-/// A tool interceptor as registered: for every tool, or for one tool by name.
-enum ToolInterceptorEntry {
-    Dynamic(Arc<dyn DynToolInterceptor>),
-    /// Holds a [`ToolInterceptor<T>`] for the tool named `tool`.
-    Typed {
-        tool: &'static str,
-        interceptor: Box<dyn Any + Send + Sync>,
-    },
+/// Where in a tool call a tool link sits.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ToolStage {
+    Before,
+    Gate,
+    After,
+}
+
+/// A tool interceptor or gate as registered: for one tool by name (typed), or for every tool.
+struct ToolEntry {
+    stage: ToolStage,
+    /// `Some(name)`: typed, for the tool of that name; `None`: dynamic, for every tool.
+    tool: Option<&'static str>,
+    link: ToolLink,
+    name: Option<Arc<str>>,
+}
+
+enum ToolLink {
+    /// A `ToolInterceptor<T>`, `ToolGate<T>` or `ToolInterceptorOf<T::Output>`, by stage.
+    Typed(Box<dyn Any + Send + Sync>),
+    Dynamic(Arc<dyn Interceptor<Value, Value>>),
+    DynamicGate(Arc<dyn Gate<Value>>),
+}
+
+/// The chain the last registered interceptor or gate went to, for [`AgentBuilder::named`].
+#[derive(Clone, Copy)]
+enum Registered {
+    Skill,
+    SkillGate,
+    Turn,
+    TurnGate,
+    Tool,
 }
 
 /// Configures an [`Agent`]; finish with [`AgentBuilder::build`].
 ///
 /// Interceptors run in registration order; typed tool interceptors and dynamic ones share one
-/// order. An agent with no skill gets an agentic skill named `default` allowed every tool.
+/// order. Gates run after the interceptors of their point, on the final value, and any gate's
+/// `Deny` wins. An agent with no skill gets an agentic skill named `default` allowed every tool.
 ///
 /// ```
 /// use agents_kt::{Agent, Budget, Decision, Reply, ScriptedModel};
@@ -61,13 +92,27 @@ pub struct AgentBuilder<IN, OUT> {
     system_prompt: Option<String>,
     budget: Budget,
     tools: Vec<(&'static str, PendingTool)>,
-    tool_interceptors: Vec<ToolInterceptorEntry>,
+    tool_links: Vec<ToolEntry>,
     skills: Vec<Skill<IN, OUT>>,
     selector: Option<Selector<IN>>,
-    skill_chain: Vec<Arc<dyn Interceptor<String, OUT>>>,
-    turn_chain: Vec<Arc<dyn Interceptor<Vec<Message>, OUT>>>,
+    skill_chain: Vec<Link<String, OUT>>,
+    skill_gates: Vec<Link<String, OUT>>,
+    turn_chain: Vec<Link<Vec<Message>, OUT>>,
+    turn_gates: Vec<Link<Vec<Message>, OUT>>,
+    last: Option<Registered>,
     observers: Observers,
     errors: Vec<BuildError>,
+}
+
+impl<IN, OUT> fmt::Debug for AgentBuilder<IN, OUT> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AgentBuilder")
+            .field("name", &self.name)
+            .field("tools", &self.tools.iter().map(|(n, _)| n).collect::<Vec<_>>())
+            .field("skills", &self.skills)
+            .field("budget", &self.budget)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
@@ -78,11 +123,14 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             system_prompt: None,
             budget: Budget::default(),
             tools: Vec::new(),
-            tool_interceptors: Vec::new(),
+            tool_links: Vec::new(),
             skills: Vec::new(),
             selector: None,
             skill_chain: Vec::new(),
+            skill_gates: Vec::new(),
             turn_chain: Vec::new(),
+            turn_gates: Vec::new(),
+            last: None,
             observers: Observers::default(),
             errors: Vec::new(),
         }
@@ -114,26 +162,10 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
 
     /// Register a tool.
     pub fn tool<T: Tool>(mut self, tool: T) -> Self {
-        let pending: PendingTool = Box::new(move |interceptors: &[ToolInterceptorEntry]| {
+        let pending: PendingTool = Box::new(move |entries: &[ToolEntry]| {
             let spec = spec_of(&tool)?;
-            let mut chain: Vec<Arc<dyn Interceptor<T::Args, T::Output>>> = Vec::new();
-            for entry in interceptors {
-                match entry {
-                    ToolInterceptorEntry::Dynamic(dynamic) => {
-                        chain.push(Arc::new(DynamicInToolChain::<T>::new(Arc::clone(dynamic))));
-                    }
-                    ToolInterceptorEntry::Typed { tool, interceptor } if *tool == T::NAME => {
-                        let typed = interceptor
-                            .downcast_ref::<ToolInterceptor<T>>()
-                            .ok_or_else(|| BuildError::InterceptorToolMismatch {
-                                tool: T::NAME.to_string(),
-                            })?;
-                        chain.push(Arc::clone(&typed.inner));
-                    }
-                    ToolInterceptorEntry::Typed { .. } => {}
-                }
-            }
-            Ok(Arc::new(ToolRuntime::new(tool, spec, chain)) as Arc<dyn ErasedTool>)
+            let chains = chains_for::<T>(entries)?;
+            Ok(Arc::new(ToolRuntime::new(tool, spec, chains)) as Arc<dyn ErasedTool>)
         });
         self.tools.push((T::NAME, pending));
         self
@@ -155,46 +187,40 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
         self
     }
 
-    /// Intercept skill selection: the closure sees the chosen skill's name. `ProceedWith(name)`
-    /// reroutes, `Deny` fails the run, `Substitute(out)` skips the skill with `out` as output.
-    pub fn on_before_skill<F, D, M>(mut self, interceptor: F) -> Self
-    where
-        F: Fn(&str) -> D + Send + Sync + 'static,
-        D: InterceptorReturn<String, OUT, M> + 'static,
-        M: 'static,
-    {
-        self.skill_chain
-            .push(Arc::new(FnInterceptor::<F, str, M>::new(interceptor)));
-        self
+    /// Intercept skill selection: the interceptor sees the chosen skill's name.
+    /// `ProceedWith(name)` reroutes, `Deny` fails the run, `Substitute(out)` skips the skill with
+    /// `out` as output. Accepts `|name: &str| …`, `|name: &str, ctx: &InterceptContext| …`, or an
+    /// `impl Interceptor<String, OUT>`.
+    pub fn on_before_skill<M>(mut self, interceptor: impl IntoInterceptor<String, OUT, str, M>) -> Self {
+        self.skill_chain.push(named_link(interceptor));
+        self.registered(Registered::Skill)
     }
 
-    /// Intercept every model call: the closure sees the outbound messages. `ProceedWith(msgs)`
-    /// replaces them (for later turns too), `Deny` fails the run without calling the model,
-    /// `Substitute(out)` ends the run with `out` without calling the model.
-    pub fn on_before_turn<F, D, M>(mut self, interceptor: F) -> Self
-    where
-        F: Fn(&[Message]) -> D + Send + Sync + 'static,
-        D: InterceptorReturn<Vec<Message>, OUT, M> + 'static,
-        M: 'static,
-    {
-        self.turn_chain
-            .push(Arc::new(FnInterceptor::<F, [Message], M>::new(interceptor)));
-        self
+    /// Intercept every model call: the interceptor sees the outbound messages.
+    /// `ProceedWith(msgs)` replaces them (for later turns too), `Deny` fails the run without
+    /// calling the model, `Substitute(out)` ends the run with `out` without calling the model.
+    /// Accepts `|messages: &[Message]| …` (optionally with a trailing `&InterceptContext`) or an
+    /// `impl Interceptor<Vec<Message>, OUT>`.
+    pub fn on_before_turn<M>(
+        mut self,
+        interceptor: impl IntoInterceptor<Vec<Message>, OUT, [Message], M>,
+    ) -> Self {
+        self.turn_chain.push(named_link(interceptor));
+        self.registered(Registered::Turn)
     }
 
-    /// Intercept every tool's calls, seen as `(name, JSON arguments)`. A `ProceedWith` or
-    /// `Substitute` value that does not fit the tool's types denies the call, saying why.
-    pub fn on_before_tool_call<F, D, M>(mut self, interceptor: F) -> Self
-    where
-        F: Fn(&str, &Value) -> D + Send + Sync + 'static,
-        D: InterceptorReturn<Value, Value, M> + 'static,
-        M: 'static,
-    {
-        self.tool_interceptors
-            .push(ToolInterceptorEntry::Dynamic(Arc::new(
-                FnDynToolInterceptor::<F, M>::new(interceptor),
-            )));
-        self
+    /// Intercept every tool's calls, seen as `(name, JSON arguments)` exactly as the model (or MCP
+    /// client) sent them, unknown fields kept. A `ProceedWith` or `Substitute` value that does not
+    /// fit the tool's types denies the call, saying why.
+    pub fn on_before_tool_call<M>(mut self, interceptor: impl IntoToolCallInterceptor<M>) -> Self {
+        let name = name_of_val(&interceptor);
+        self.tool_links.push(ToolEntry {
+            stage: ToolStage::Before,
+            tool: None,
+            link: ToolLink::Dynamic(interceptor.into_tool_call_interceptor()),
+            name,
+        });
+        self.registered(Registered::Tool)
     }
 
     /// Intercept one tool's calls with its typed arguments and output: a [`ToolInterceptor`], or
@@ -203,10 +229,131 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
         mut self,
         interceptor: impl IntoToolInterceptor<T, M>,
     ) -> Self {
-        self.tool_interceptors.push(ToolInterceptorEntry::Typed {
-            tool: T::NAME,
-            interceptor: Box::new(interceptor.into_tool_interceptor()),
+        let interceptor = interceptor.into_tool_interceptor();
+        let name = interceptor.name.map(Arc::from);
+        self.tool_links.push(ToolEntry {
+            stage: ToolStage::Before,
+            tool: Some(T::NAME),
+            link: ToolLink::Typed(Box::new(interceptor)),
+            name,
         });
+        self.registered(Registered::Tool)
+    }
+
+    /// Inspect one tool's result before the model, observers and session see it: a function over
+    /// `&T::Output` (such as one marked `#[after_tool_call(tool)]`) returning
+    /// `Decision<Output, Output>`. `ProceedWith`/`Substitute` replace the result; `Deny` withholds
+    /// it (the model is told it was withheld). The output type does not name its tool, so name it:
+    /// `.after_tool_call::<GetWeather, _>(redact)`.
+    pub fn after_tool_call<T: Tool, M>(
+        mut self,
+        interceptor: impl IntoAfterToolInterceptor<T, M>,
+    ) -> Self {
+        let interceptor = interceptor.into_after_tool_interceptor();
+        let name = interceptor.name.map(Arc::from);
+        self.tool_links.push(ToolEntry {
+            stage: ToolStage::After,
+            tool: Some(T::NAME),
+            link: ToolLink::Typed(Box::new(interceptor)),
+            name,
+        });
+        self.registered(Registered::Tool)
+    }
+
+    /// Inspect every tool's result as `(name, arguments, result)` JSON before the model,
+    /// observers and session see it; the same decisions as [`AgentBuilder::after_tool_call`]. A
+    /// replacement that does not fit the tool's output type withholds the result, saying why.
+    pub fn on_after_tool_call<M>(
+        mut self,
+        interceptor: impl IntoAfterToolCallInterceptor<M>,
+    ) -> Self {
+        let name = name_of_val(&interceptor);
+        self.tool_links.push(ToolEntry {
+            stage: ToolStage::After,
+            tool: None,
+            link: ToolLink::Dynamic(interceptor.into_after_tool_call_interceptor()),
+            name,
+        });
+        self.registered(Registered::Tool)
+    }
+
+    /// A gate on skill selection: after the skill interceptors, on the final skill name. Any
+    /// gate's `Verdict::Deny` fails the run exactly as an interceptor's `Deny`, whatever the
+    /// interceptors decided (unless one substituted: then no skill runs to guard).
+    pub fn gate_skill<M>(mut self, gate: impl IntoGate<String, str, M>) -> Self {
+        self.skill_gates.push(named_gate(gate));
+        self.registered(Registered::SkillGate)
+    }
+
+    /// A gate on every model call: after the turn interceptors, on the final messages.
+    pub fn gate_turn<M>(mut self, gate: impl IntoGate<Vec<Message>, [Message], M>) -> Self {
+        self.turn_gates.push(named_gate(gate));
+        self.registered(Registered::TurnGate)
+    }
+
+    /// A gate on one tool's calls, over its typed arguments after the interceptor chain (a
+    /// `ProceedWith` replacement included): a function over `&Args` (such as one marked
+    /// `#[gate(tool)]`) returning a `Verdict`, or a [`ToolGate`].
+    pub fn gate_tool_call<T: Tool, M>(mut self, gate: impl IntoToolGate<T, M>) -> Self {
+        let gate: ToolGate<T> = gate.into_tool_gate();
+        let name = gate.name.map(Arc::from);
+        self.tool_links.push(ToolEntry {
+            stage: ToolStage::Gate,
+            tool: Some(T::NAME),
+            link: ToolLink::Typed(Box::new(gate)),
+            name,
+        });
+        self.registered(Registered::Tool)
+    }
+
+    /// A gate on every tool's calls, over `(name, JSON arguments)` after the interceptor chain
+    /// (optionally with a trailing `&InterceptContext`), or an `impl Gate<Value>`.
+    pub fn on_gate_tool_call<M>(mut self, gate: impl IntoToolCallGate<M>) -> Self {
+        let name = name_of_val(&gate);
+        self.tool_links.push(ToolEntry {
+            stage: ToolStage::Gate,
+            tool: None,
+            link: ToolLink::DynamicGate(gate.into_tool_call_gate()),
+            name,
+        });
+        self.registered(Registered::Tool)
+    }
+
+    /// Name the interceptor or gate registered just before, for decision events and logs (a
+    /// function or a hand-written type is named after itself; a closure is `#<index>` unless
+    /// named).
+    ///
+    /// ```
+    /// use agents_kt::{Agent, Decision, Reply, ScriptedModel};
+    /// let agent: Agent<String, String> = Agent::builder("a")
+    ///     .model(ScriptedModel::new([Reply::text("ok")]))
+    ///     .on_before_turn(|_m: &[agents_kt::Message]| Decision::Proceed)
+    ///     .named("injection_filter")
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = agent;
+    /// ```
+    pub fn named(mut self, name: impl Into<String>) -> Self {
+        let name: Arc<str> = Arc::from(name.into());
+        match self.last {
+            Some(Registered::Skill) => rename(&mut self.skill_chain, name),
+            Some(Registered::SkillGate) => rename(&mut self.skill_gates, name),
+            Some(Registered::Turn) => rename(&mut self.turn_chain, name),
+            Some(Registered::TurnGate) => rename(&mut self.turn_gates, name),
+            Some(Registered::Tool) => {
+                if let Some(entry) = self.tool_links.last_mut() {
+                    entry.name = Some(name);
+                }
+            }
+            None => self.errors.push(BuildError::NothingToName {
+                name: name.to_string(),
+            }),
+        }
+        self
+    }
+
+    fn registered(mut self, point: Registered) -> Self {
+        self.last = Some(point);
         self
     }
 
@@ -284,25 +431,33 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
     }
 
     /// Check the configuration and build the agent.
+    /// Check the configuration and build the agent. Every problem found is reported: one as
+    /// itself, several as [`BuildError::Several`].
     pub fn build(self) -> Result<Agent<IN, OUT>, BuildError> {
-        if let Some(error) = self.errors.into_iter().next() {
-            return Err(error);
-        }
+        let mut errors = self.errors;
         let mut tools = Vec::with_capacity(self.tools.len());
         let mut tools_by_name = HashMap::new();
         for (name, pending) in self.tools {
-            if tools_by_name.insert(name, tools.len()).is_some() {
-                return Err(BuildError::DuplicateTool {
+            if tools_by_name.contains_key(name) {
+                errors.push(BuildError::DuplicateTool {
                     name: name.to_string(),
                 });
+                continue;
             }
-            tools.push(pending(&self.tool_interceptors)?);
+            match pending(&self.tool_links) {
+                Ok(tool) => {
+                    tools_by_name.insert(name, tools.len());
+                    tools.push(tool);
+                }
+                Err(error) => errors.push(error),
+            }
         }
-        for entry in &self.tool_interceptors {
-            if let ToolInterceptorEntry::Typed { tool, .. } = entry
+        for entry in &self.tool_links {
+            if let Some(tool) = entry.tool
                 && !tools_by_name.contains_key(tool)
+                && !errors.iter().any(|e| matches!(e, BuildError::ArgsNotObject { tool: t, .. } if t == tool))
             {
-                return Err(BuildError::InterceptorForUnknownTool {
+                errors.push(BuildError::InterceptorForUnknownTool {
                     tool: tool.to_string(),
                 });
             }
@@ -312,9 +467,9 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             let every_tool: Vec<&str> = tools.iter().map(|tool| tool.name()).collect();
             skills.push(Skill::agentic("default").tools(every_tool));
         }
-        check_skills(&skills, &tools_by_name, self.model.is_some())?;
+        check_skills(&skills, &tools_by_name, self.model.is_some(), &mut errors);
         if skills.len() > 1 && self.selector.is_none() {
-            return Err(BuildError::NoSelector {
+            errors.push(BuildError::NoSelector {
                 skills: skills
                     .iter()
                     .map(|skill| skill.name.as_str())
@@ -322,6 +477,10 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
                     .join(", "),
             });
         }
+        if let Some(error) = BuildError::all(errors) {
+            return Err(error);
+        }
+        let (any_tool_chain, any_tool_gates) = any_tool_links(&self.tool_links);
         let core = Core {
             name: self.name,
             model: self.model,
@@ -329,6 +488,9 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             tools,
             tools_by_name,
             turn_chain: self.turn_chain,
+            turn_gates: self.turn_gates,
+            any_tool_chain,
+            any_tool_gates,
             observers: self.observers,
             hub: PipelineHub::default(),
             budget: self.budget,
@@ -342,6 +504,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
                 skills,
                 selector: self.selector,
                 skill_chain: self.skill_chain,
+                skill_gates: self.skill_gates,
             }),
         })
     }
@@ -352,34 +515,137 @@ fn check_skills<IN, OUT>(
     skills: &[Skill<IN, OUT>],
     tools: &HashMap<&'static str, usize>,
     has_model: bool,
-) -> Result<(), BuildError> {
+    errors: &mut Vec<BuildError>,
+) {
     for (position, skill) in skills.iter().enumerate() {
         if skills[..position]
             .iter()
             .any(|earlier| earlier.name == skill.name)
         {
-            return Err(BuildError::DuplicateSkill {
+            errors.push(BuildError::DuplicateSkill {
                 name: skill.name.clone(),
             });
         }
         if let SkillKind::Agentic { tools: allowed, .. } = &skill.kind {
             if !has_model {
-                return Err(BuildError::NoModel {
+                errors.push(BuildError::NoModel {
                     skill: skill.name.clone(),
                 });
             }
-            if let Some(missing) = allowed
+            for missing in allowed
                 .iter()
-                .find(|name| !tools.contains_key(name.as_str()))
+                .filter(|name| !tools.contains_key(name.as_str()))
             {
-                return Err(BuildError::UnknownAllowedTool {
+                errors.push(BuildError::UnknownAllowedTool {
                     skill: skill.name.clone(),
                     tool: missing.clone(),
                 });
             }
         }
     }
-    Ok(())
+}
+
+/// Tool `T`'s chains from every registered tool link, in registration order: its own typed links
+/// and every dynamic one, each adapted to the chain's [`Viewed`](crate::tool::view::Viewed)
+/// values.
+fn chains_for<T: Tool>(entries: &[ToolEntry]) -> Result<ToolChains<T>, BuildError> {
+    let mut chains = ToolChains::<T>::default();
+    let mismatch = || BuildError::InterceptorToolMismatch {
+        tool: T::NAME.to_string(),
+    };
+    for entry in entries {
+        if entry.tool.is_some_and(|tool| tool != T::NAME) {
+            continue;
+        }
+        let name = entry.name.clone();
+        match (&entry.link, entry.stage) {
+            (ToolLink::Typed(typed), ToolStage::Before) => {
+                let typed = typed.downcast_ref::<ToolInterceptor<T>>().ok_or_else(mismatch)?;
+                let link = TypedLink(Arc::clone(&typed.inner));
+                chains.before.push(with_name(Link::new(Arc::new(link)), name));
+            }
+            (ToolLink::Typed(typed), ToolStage::Gate) => {
+                let typed = typed.downcast_ref::<ToolGate<T>>().ok_or_else(mismatch)?;
+                let gate: Arc<dyn Interceptor<T::Args, T::Output>> =
+                    Arc::new(GateInChain(Arc::clone(&typed.inner)));
+                chains.gates.push(with_name(Link::new(Arc::new(TypedLink(gate))), name));
+            }
+            (ToolLink::Typed(typed), ToolStage::After) => {
+                let typed = typed
+                    .downcast_ref::<ToolInterceptorOf<T::Output>>()
+                    .ok_or_else(mismatch)?;
+                let link = TypedLink(Arc::clone(&typed.inner));
+                chains.after.push(with_name(Link::new(Arc::new(link)), name));
+            }
+            (ToolLink::Dynamic(dynamic), ToolStage::After) => {
+                let link = JsonLink::new(Arc::clone(dynamic), "result", T::NAME);
+                chains.after.push(with_name(Link::new(Arc::new(link)), name));
+                chains.json_output = true;
+            }
+            (ToolLink::Dynamic(dynamic), _) => {
+                let link = JsonLink::new(Arc::clone(dynamic), "arguments", T::NAME);
+                chains.before.push(with_name(Link::new(Arc::new(link)), name));
+                chains.json_args = true;
+            }
+            (ToolLink::DynamicGate(gate), _) => {
+                let gate: Arc<dyn Interceptor<Value, Value>> =
+                    Arc::new(GateInChain(Arc::clone(gate)));
+                let link = JsonLink::new(gate, "arguments", T::NAME);
+                chains.gates.push(with_name(Link::new(Arc::new(link)), name));
+                chains.json_args = true;
+            }
+        }
+    }
+    Ok(chains)
+}
+
+/// The dynamic before-tool interceptors and tool gates alone, over JSON: what guards an MCP call
+/// of an exposed skill.
+type JsonLinks = Vec<Link<Value, Value>>;
+fn any_tool_links(entries: &[ToolEntry]) -> (JsonLinks, JsonLinks) {
+    let (mut chain, mut gates) = (Vec::new(), Vec::new());
+    for entry in entries.iter().filter(|entry| entry.tool.is_none()) {
+        let name = entry.name.clone();
+        match (&entry.link, entry.stage) {
+            (ToolLink::Dynamic(dynamic), ToolStage::Before) => {
+                chain.push(with_name(Link::new(Arc::clone(dynamic)), name));
+            }
+            (ToolLink::DynamicGate(gate), _) => {
+                gates.push(with_name(Link::gate(Arc::clone(gate)), name));
+            }
+            _ => {}
+        }
+    }
+    (chain, gates)
+}
+
+fn with_name<T, R>(link: Link<T, R>, name: Option<Arc<str>>) -> Link<T, R> {
+    match name {
+        Some(name) => link.named(name),
+        None => link,
+    }
+}
+
+/// A link for an interceptor, named after its function or type when it has one.
+fn named_link<T, R, U: ?Sized, M, I: IntoInterceptor<T, R, U, M>>(interceptor: I) -> Link<T, R> {
+    let name = name_of::<I>();
+    with_name(Link::new(interceptor.into_interceptor()), name.map(Arc::from))
+}
+
+/// A link for a gate, named after its function or type when it has one.
+fn named_gate<T: 'static, R, U: ?Sized, M, G: IntoGate<T, U, M>>(gate: G) -> Link<T, R> {
+    let name = name_of::<G>();
+    with_name(Link::gate(gate.into_gate()), name.map(Arc::from))
+}
+
+fn name_of_val<F>(_: &F) -> Option<Arc<str>> {
+    name_of::<F>().map(Arc::from)
+}
+
+fn rename<T, R>(links: &mut [Link<T, R>], name: Arc<str>) {
+    if let Some(last) = links.last_mut() {
+        *last = last.clone().named(name);
+    }
 }
 
 /// What the model is told about tool `T`: its name, description and argument schema, which must

@@ -1,50 +1,26 @@
-//! Tool calls of a run: the model's (allow-list → budget → size → parse → chain → tool) and a code
-//! skill's (budget → chain → tool), both reported to observers, the pipeline and the session in one
-//! place.
+//! Tool calls of a run: the model's (allow-list → budget → size → parse → guard → tool → after
+//! chain) and a code skill's (budget → guard → tool → after chain), reported through the one
+//! report path.
 
 use std::sync::Arc;
 
 use serde_json::Value;
 use tracing::Instrument;
 
+use super::report::{Answer, ToolOutcome};
 use super::run::Run;
 use crate::budget::{BudgetTracker, exceeded};
-use crate::observers::notify;
 use crate::tool::ToolEvents;
 use crate::tool::runtime::{
-    CallRecord, CallResult, ErasedTool, JsonOutput, Report, ToolFailure, ToolRuntime, parse_or_text,
+    CallRecord, CallResult, CallSetup, ErasedTool, JsonOutput, Report, ToolFailure, ToolRuntime,
+    parse_or_text,
 };
-use crate::{
-    AgentError, AgentEvent, BudgetLimit, InterceptionPoint, Message, PipelineEvent, Tool, ToolCall,
-    ToolContext,
-};
-
-/// How a tool call ended, as its caller (the model, or an MCP client) is told.
-pub(crate) struct Answer {
-    /// The text for the caller: the result, or the error.
-    pub text: String,
-    /// Whether the call was rejected, denied or failed.
-    pub is_error: bool,
-    /// The result as JSON, when the tool (or a substitute) produced one (MCP's structured
-    /// content).
-    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
-    pub output: Option<Value>,
-}
-
-impl Answer {
-    fn error(text: String) -> Self {
-        Answer {
-            text,
-            is_error: true,
-            output: None,
-        }
-    }
-}
+use crate::{AgentError, BudgetLimit, InterceptionPoint, Message, Tool, ToolCall, ToolContext};
 
 impl<OUT: Clone + Send + 'static> Run<OUT> {
     /// Handle one tool call the model asked for; the answer is the tool message for the model.
-    /// Only a budget overrun is an error: every other problem is told to the model so it can
-    /// recover.
+    /// Only a run-ending problem (a budget overrun, a panic serializing an output) is an error:
+    /// every other problem is told to the model so it can recover.
     pub(crate) async fn dispatch(
         self: &Arc<Self>,
         skill: &str,
@@ -60,20 +36,10 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                 .contains(&call.name)
                 .then(|| self.core.tool(&call.name))
                 .flatten();
-            let Some(tool) = tool else {
-                let allowed = if allowed.is_empty() {
-                    "(none)".to_string()
-                } else {
-                    allowed.join(", ")
-                };
-                let text = format!(
-                    "ERROR: Tool '{}' is unknown for skill '{skill}'. Allowed tools: {allowed}",
-                    call.name
-                );
-                let answer = self.reject(call, text);
-                return Ok(Message::tool_result(&call.id, answer.text, true));
+            let answer = match tool {
+                Some(tool) => self.call_tool(tool, call, false).await?,
+                None => self.reject(call, ToolOutcome::unknown_tool(&call.name, skill, allowed)),
             };
-            let answer = self.call_tool(tool, call, false).await?;
             Ok(Message::tool_result(&call.id, answer.text, answer.is_error))
         }
         .instrument(span)
@@ -81,8 +47,8 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
     }
 
     /// A call of a tool the caller may use (the allow-list, or the MCP exposure, already
-    /// checked): budget → size → parse → chain → tool, then everyone is told. `structured` asks
-    /// for the result as JSON too (MCP's structured content).
+    /// checked): budget → size → parse → guard → tool → after chain, then everyone is told.
+    /// `structured` asks for the result as JSON too (MCP's structured content).
     pub(crate) async fn call_tool(
         self: &Arc<Self>,
         tool: &Arc<dyn ErasedTool>,
@@ -92,27 +58,27 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         self.spend(BudgetTracker::begin_tool_call)?;
         let limit = self.max_tool_args_bytes();
         if call.arguments.len() > limit {
-            let text = format!(
-                "ERROR: Arguments for tool '{}' are too large: {} bytes, the limit is {limit} bytes ({})",
-                call.name,
-                call.arguments.len(),
-                BudgetLimit::MaxToolArgsBytes
-            );
-            return Ok(self.reject(call, text));
+            let outcome = ToolOutcome::too_large(&call.name, call.arguments.len(), limit);
+            return Ok(self.reject(call, outcome));
         }
-        let ctx = self.tool_context(&call.id);
+        let tool_ctx = self.tool_context(&call.id);
         let listened = self.reports_tool_calls();
-        let report = Report {
-            args: listened,
-            output: listened || structured,
+        let setup = CallSetup {
+            tool_ctx: &tool_ctx,
+            intercept: self.intercept_context(None, Some((tool.name(), &call.id))),
+            interceptor_timeout: self.interceptor_timeout(),
+            tool_timeout: Some(self.tool_timeout()),
+            report: Report {
+                args: listened,
+                output: listened || structured,
+            },
         };
-        let record = tool
-            .call_json(&call.arguments, &ctx, Some(self.tool_timeout()), report)
-            .await;
-        self.finish_call(&call.id, tool.name(), record, structured)
+        let record = tool.call_json(&call.arguments, &setup).await;
+        let raw = || parse_or_text(&call.arguments);
+        self.finish_call(&call.id, tool.name(), record, raw, structured)
     }
 
-    /// A code skill's typed call of tool `T`.
+    /// A code skill's typed call of tool `T`, through the same guard as the model's calls.
     pub(crate) async fn call_typed_tool<T: Tool>(
         self: &Arc<Self>,
         args: T::Args,
@@ -132,26 +98,45 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         );
         async {
             self.spend(BudgetTracker::begin_tool_call)?;
-            let ctx = self.tool_context(&call_id);
+            let tool_ctx = self.tool_context(&call_id);
             let report = self.reports_tool_calls();
-            let record = runtime
-                .call(args, &ctx, Some(self.tool_timeout()), report)
-                .await;
+            let setup = CallSetup {
+                tool_ctx: &tool_ctx,
+                intercept: self.intercept_context(None, Some((T::NAME, &call_id))),
+                interceptor_timeout: self.interceptor_timeout(),
+                tool_timeout: Some(self.tool_timeout()),
+                report: Report {
+                    args: report,
+                    output: report,
+                },
+            };
+            let record = runtime.call(args, None, &setup).await;
             let (record, output) = record.into_json(report);
-            let denied = match &record.result {
-                CallResult::Denied { reason } => Some(reason.clone()),
+            let refusal = match &record.result {
+                CallResult::Denied { reason } => Some((true, reason.clone())),
+                CallResult::Withheld { reason } => Some((false, reason.clone())),
                 _ => None,
             };
-            let answer = self.finish_call(&call_id, T::NAME, record, false)?;
-            match (output, denied) {
-                (Some(output), _) => Ok(output),
-                (None, Some(reason)) => Err(AgentError::ToolDenied {
+            let failure = match &record.result {
+                CallResult::Failed { failure } => Some(failure.to_string()),
+                _ => None,
+            };
+            let args = record.args.clone();
+            self.finish_call(&call_id, T::NAME, record, || args, false)?;
+            match (output, refusal, failure) {
+                (Some(output), None, _) => Ok(output),
+                (_, Some((true, reason)), _) => Err(AgentError::ToolDenied {
                     tool: T::NAME.to_string(),
                     reason,
                 }),
-                (None, None) => Err(AgentError::ToolFailed {
+                (_, Some((false, reason)), _) => Err(AgentError::InterceptorDenied {
+                    point: InterceptionPoint::AfterToolCall,
+                    target: T::NAME.to_string(),
+                    reason,
+                }),
+                (_, None, error) => Err(AgentError::ToolFailed {
                     tool: T::NAME.to_string(),
-                    error: answer.text,
+                    error: error.unwrap_or_else(|| "the tool produced no output".to_string()),
                 }),
             }
         }
@@ -183,160 +168,90 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
     }
 
     /// Refuse a call before any interceptor sees it, telling the caller why.
-    pub(crate) fn reject(&self, call: &ToolCall, text: String) -> Answer {
-        tracing::Span::current().record("decision", "Rejected");
-        self.publish(|ids| PipelineEvent::ToolRejected {
-            ids,
-            call_id: call.id.clone(),
-            tool: call.name.clone(),
-            reason: text.clone(),
-        });
-        self.emit(|| AgentEvent::ToolCallFinished {
-            call_id: call.id.clone(),
-            tool: call.name.clone(),
-            args: parse_or_text(&call.arguments),
-            result: Value::String(text.clone()),
-            is_error: true,
-        });
-        Answer::error(text)
+    pub(crate) fn reject(&self, call: &ToolCall, outcome: ToolOutcome) -> Answer {
+        let args = parse_or_text(&call.arguments);
+        self.report_tool(&call.id, &call.name, args, outcome, false)
     }
 
-    /// Tell observers, the pipeline and the session how a call ended, and word the answer for the
-    /// caller; the answer keeps the output's JSON value only when `structured`. A tool that ran
-    /// past its timeout ends the run.
+    /// Report a call's decisions and how it ended, and word the answer for the caller. A denied
+    /// call is reported with the caller's own arguments (`raw`), as the audit must see what was
+    /// asked. A tool that ran past its timeout, or whose output panicked while serialized, ends
+    /// the run.
     fn finish_call(
         &self,
         call_id: &str,
         tool: &str,
         record: CallRecord<JsonOutput>,
+        raw: impl FnOnce() -> Value,
         structured: bool,
     ) -> Result<Answer, AgentError> {
-        tracing::Span::current().record("decision", tracing::field::display(record.effect));
-        self.report_decisions(InterceptionPoint::ToolCall, tool, &record.decisions);
-        let observers = &self.core.observers;
-        let CallRecord {
-            args: args_json,
-            result,
-            ..
-        } = record;
-        let args = &args_json;
-        let mut timed_out = None;
-        let answer = match result {
-            CallResult::Invalid { reason } => {
-                let text = format!("ERROR: Invalid arguments for tool '{tool}': {reason}");
-                self.publish(|ids| PipelineEvent::ToolRejected {
-                    ids,
-                    call_id: call_id.to_string(),
-                    tool: tool.to_string(),
-                    reason: text.clone(),
+        let decision = match &record.result {
+            CallResult::Withheld { .. } => "Withheld".to_string(),
+            _ => record.effect.to_string(),
+        };
+        tracing::Span::current().record("decision", decision.as_str());
+        for (point, decisions) in [
+            (InterceptionPoint::ToolCall, &record.before),
+            (InterceptionPoint::AfterToolCall, &record.after),
+        ] {
+            if !decisions.is_empty() {
+                self.report(super::report::Step::Decisions {
+                    point,
+                    target: tool,
+                    decisions,
                 });
-                Answer::error(text)
             }
+        }
+        let CallRecord { args, result, .. } = record;
+        let mut ends_run = None;
+        let (args, outcome) = match result {
+            CallResult::Invalid { reason } => (args, ToolOutcome::invalid(tool, &reason)),
             CallResult::Completed {
                 output,
                 substituted,
-            } => {
-                if !observers.tool_use.is_empty() {
-                    let value = output.value();
-                    for observer in &observers.tool_use {
-                        notify("on_tool_use", || observer(tool, args, &value));
-                    }
-                }
-                self.publish(|ids| PipelineEvent::ToolUsed {
-                    ids,
-                    call_id: call_id.to_string(),
-                    tool: tool.to_string(),
-                    args: args.clone(),
-                    result: output.value().into_owned(),
+            } => (
+                args,
+                ToolOutcome::Used {
+                    output,
                     substituted,
-                });
-                Answer {
-                    output: output.value,
-                    text: output.text,
-                    is_error: false,
-                }
-            }
-            CallResult::Denied { reason } => {
-                for observer in &observers.tool_denied {
-                    notify("on_tool_denied", || observer(tool, args, &reason));
-                }
-                self.publish(|ids| PipelineEvent::ToolDenied {
-                    ids,
-                    call_id: call_id.to_string(),
-                    tool: tool.to_string(),
-                    args: args.clone(),
-                    reason: reason.clone(),
-                });
-                Answer::error(format!("ERROR: Tool '{tool}' denied by policy: {reason}"))
-            }
+                },
+            ),
+            CallResult::Denied { reason } => (raw(), ToolOutcome::Denied { reason }),
+            CallResult::Withheld { reason } => (args, ToolOutcome::Withheld { reason }),
             CallResult::Failed { failure } => {
+                ends_run = match &failure {
+                    ToolFailure::TimedOut(after) => Some(exceeded(
+                        BudgetLimit::PerToolTimeout,
+                        format!("tool '{tool}' ran longer than {after:?}"),
+                    )),
+                    ToolFailure::OutputPanicked(message) => Some(AgentError::Panicked {
+                        during: format!("serializing the output of tool '{tool}'"),
+                        message: message.clone(),
+                    }),
+                    ToolFailure::Error(_) | ToolFailure::Panicked(_) => None,
+                };
                 let error = failure.to_string();
-                tracing::warn!(tool, %error, "tool failed");
-                for observer in &observers.tool_error {
-                    notify("on_tool_error", || observer(tool, args, &error));
-                }
-                self.publish(|ids| PipelineEvent::ToolFailed {
-                    ids,
-                    call_id: call_id.to_string(),
-                    tool: tool.to_string(),
-                    args: args.clone(),
-                    error: error.clone(),
-                });
-                if let ToolFailure::TimedOut(after) = failure {
-                    timed_out = Some(after);
-                }
-                Answer::error(format!("ERROR: Tool '{tool}' failed: {error}"))
+                (args, ToolOutcome::Failed { error })
             }
         };
-        let mut answer = answer;
-        self.emit_finished(call_id, tool, args_json, &mut answer, structured);
-        match timed_out {
-            Some(after) => Err(exceeded(
-                BudgetLimit::PerToolTimeout,
-                format!("tool '{tool}' ran longer than {after:?}"),
-            )),
+        let answer = self.report_tool(call_id, tool, args, outcome, structured);
+        match ends_run {
+            Some(error) => Err(error),
             None => Ok(answer),
         }
-    }
-
-    /// Tell the session how a call ended: the result as JSON, or the error text. The arguments,
-    /// and the output unless the caller wants it `structured`, are moved in: this is their last
-    /// reader.
-    fn emit_finished(
-        &self,
-        call_id: &str,
-        tool: &str,
-        args: Value,
-        answer: &mut Answer,
-        structured: bool,
-    ) {
-        self.emit(|| AgentEvent::ToolCallFinished {
-            call_id: call_id.to_string(),
-            tool: tool.to_string(),
-            args,
-            result: match &mut answer.output {
-                Some(output) if !answer.is_error && structured => output.clone(),
-                Some(output) if !answer.is_error => output.take(),
-                _ => Value::String(answer.text.clone()),
-            },
-            is_error: answer.is_error,
-        });
     }
 }
 
 impl<OUT: Clone + Send + 'static> ToolEvents for Run<OUT> {
     fn started(&self, call_id: &str, tool: &str, args: Value) {
-        self.emit(|| AgentEvent::ToolCallStarted {
-            call_id: call_id.to_string(),
-            tool: tool.to_string(),
+        self.report(super::report::Step::ToolStarted {
+            call_id,
+            tool,
             args,
         });
     }
 
     fn progress(&self, call_id: &str, progress: Value) {
-        self.emit(|| AgentEvent::ToolCallProgress {
-            call_id: call_id.to_string(),
-            progress,
-        });
+        self.report(super::report::Step::ToolProgress { call_id, progress });
     }
 }

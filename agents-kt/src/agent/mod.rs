@@ -3,6 +3,7 @@
 mod builder;
 pub(crate) mod dispatch;
 mod output;
+pub(crate) mod report;
 pub(crate) mod run;
 mod session;
 
@@ -10,9 +11,12 @@ pub use builder::AgentBuilder;
 pub use session::{AgentSession, EventStream};
 
 use std::collections::HashMap;
+use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use futures::FutureExt;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -20,16 +24,17 @@ use serde_json::Value;
 use tracing::Instrument;
 
 use crate::budget::duration_exceeded;
-use crate::chain::{Effect, run_chain};
-use crate::observers::{Observers, PipelineHub, notify};
+use crate::chain::{Effect, Link, guard, panic_message};
+use crate::observers::{Observers, PipelineHub};
 use crate::skill::{SkillContext, SkillKind};
 use crate::tool::runtime::ErasedTool;
 use crate::{
-    AgentError, AgentEvent, Budget, InterceptionPoint, Interceptor, Message, ModelClient,
-    PipelineEvent, RunIds, Skill,
+    AgentError, Budget, Extensions, InterceptionPoint, Message, ModelClient, PipelineEvent,
+    RunIds, Skill,
 };
 use output::OutputFormat;
-use run::Run;
+use report::Step;
+use run::{Caller, Run};
 
 /// What an agent's input must be: serializable (an agentic skill shows it to the model, as text
 /// for a `String`, as JSON otherwise) and movable to the run's task.
@@ -58,7 +63,14 @@ pub(crate) struct Core<OUT> {
     system_prompt: Option<String>,
     tools: Vec<Arc<dyn ErasedTool>>,
     tools_by_name: HashMap<&'static str, usize>,
-    turn_chain: Vec<Arc<dyn Interceptor<Vec<Message>, OUT>>>,
+    turn_chain: Vec<Link<Vec<Message>, OUT>>,
+    turn_gates: Vec<Link<Vec<Message>, OUT>>,
+    /// The dynamic tool interceptors and gates alone, for an MCP call of an exposed skill (which
+    /// the seed puts behind the tool chain too).
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    any_tool_chain: Vec<Link<Value, Value>>,
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    any_tool_gates: Vec<Link<Value, Value>>,
     observers: Observers,
     hub: PipelineHub,
     budget: Budget,
@@ -84,6 +96,17 @@ impl<OUT> Core<OUT> {
     }
 }
 
+/// How an MCP call of an exposed skill went, short of a failed run.
+#[cfg(feature = "mcp")]
+pub(crate) enum SkillCall<OUT> {
+    /// The skill ran and produced this.
+    Output(OUT),
+    /// The tool chain denied or substituted the call: this is the answer.
+    Answered(report::Answer),
+    /// The arguments are not the skill's input.
+    InvalidInput(String),
+}
+
 /// Chooses the skill for an input when an agent has several.
 type Selector<IN> = Arc<dyn Fn(&IN) -> String + Send + Sync>;
 
@@ -91,7 +114,8 @@ struct AgentInner<IN, OUT> {
     core: Arc<Core<OUT>>,
     skills: Vec<Skill<IN, OUT>>,
     selector: Option<Selector<IN>>,
-    skill_chain: Vec<Arc<dyn Interceptor<String, OUT>>>,
+    skill_chain: Vec<Link<String, OUT>>,
+    skill_gates: Vec<Link<String, OUT>>,
 }
 
 /// A typed agent: `IN` goes in, `OUT` comes out, and every skill, model turn and tool call on the
@@ -132,6 +156,18 @@ impl<IN, OUT> Clone for Agent<IN, OUT> {
     }
 }
 
+impl<IN, OUT> fmt::Debug for Agent<IN, OUT> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let core = &self.inner.core;
+        f.debug_struct("Agent")
+            .field("name", &core.name)
+            .field("skills", &self.inner.skills)
+            .field("tools", &core.tools.iter().map(|t| t.name()).collect::<Vec<_>>())
+            .field("budget", &core.budget)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
     /// Start configuring an agent called `name`.
     pub fn builder(name: impl Into<String>) -> AgentBuilder<IN, OUT> {
@@ -144,29 +180,61 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
     }
 
     /// Run the agent on `input` (the chat path: the model is called whole through `chat`).
+    /// Never panics into the caller: a panic inside the run ends it with
+    /// [`AgentError::Panicked`].
     pub async fn run(&self, input: IN) -> Result<OUT, AgentError> {
-        let ids = self.next_ids("run");
-        let run = Arc::new(Run::new(Arc::clone(&self.inner.core), ids, None));
-        self.execute(input, run, None).await
+        self.run_with(input, Extensions::new()).await
+    }
+
+    /// [`Agent::run`], with `extensions` for this run's interceptors and gates to read (the end
+    /// user, a tenant, an approval channel) through [`crate::InterceptContext::extensions`].
+    pub async fn run_with(&self, input: IN, extensions: Extensions) -> Result<OUT, AgentError> {
+        let caller = Caller {
+            extensions,
+            client: None,
+        };
+        self.run_as(input, caller, None, self.next_ids("run")).await
     }
 
     /// Run the skill named `skill` on `input` (the chat path), skipping the selector; the skill
-    /// chain still runs. This is how an MCP client calls an exposed skill.
+    /// chain still runs.
     pub async fn run_skill_named(&self, skill: &str, input: IN) -> Result<OUT, AgentError> {
         let ids = self.next_ids("run");
-        let run = Arc::new(Run::new(Arc::clone(&self.inner.core), ids, None));
-        self.execute(input, run, Some(skill.to_string())).await
+        self.run_as(input, Caller::default(), Some(skill.to_string()), ids)
+            .await
+    }
+
+    /// A run on the chat path for `caller`.
+    async fn run_as(
+        &self,
+        input: IN,
+        caller: Caller,
+        skill: Option<String>,
+        ids: RunIds,
+    ) -> Result<OUT, AgentError> {
+        let run = Arc::new(Run::new(Arc::clone(&self.inner.core), ids, caller, None));
+        self.execute(input, run, skill).await
     }
 
     /// Start a session on `input` (the stream path: the model is called through `chat_stream`,
     /// and [`AgentSession::events`] streams what happens). Must be called inside a Tokio runtime;
     /// dropping the session stops the run.
     pub fn session(&self, input: IN) -> AgentSession<OUT> {
+        self.session_with(input, Extensions::new())
+    }
+
+    /// [`Agent::session`], with `extensions` for this run's interceptors and gates to read.
+    pub fn session_with(&self, input: IN, extensions: Extensions) -> AgentSession<OUT> {
         let ids = self.next_ids("session");
         let (sender, receiver) = futures::channel::mpsc::unbounded();
+        let caller = Caller {
+            extensions,
+            client: None,
+        };
         let run = Arc::new(Run::new(
             Arc::clone(&self.inner.core),
             ids.clone(),
+            caller,
             Some(sender),
         ));
         let agent = self.clone();
@@ -184,28 +252,110 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         self.inner.skills.iter().map(|skill| skill.name()).collect()
     }
 
-    /// Call tool `name` as an MCP client `client` asked: a run of its own (the client is its
-    /// session), through the tool's chain, reported like any other tool call.
+    /// Call tool `name` as MCP principal `client` asked: a run of its own (the client is its
+    /// session), through the tool's guard, reported like any other tool call.
     #[cfg(feature = "mcp")]
     pub(crate) async fn call_tool_for(
         &self,
         client: &str,
         name: &str,
         arguments: String,
-    ) -> Result<dispatch::Answer, AgentError> {
+    ) -> Result<report::Answer, AgentError> {
         let core = &self.inner.core;
         let tool = core.tool(name).ok_or_else(|| AgentError::UnknownTool {
             tool: name.to_string(),
         })?;
-        let mut ids = self.next_ids("mcp");
-        ids.session_id = format!("{}/mcp-client/{client}", core.name);
         let call = crate::ToolCall::new(core.next_call_id(), name, arguments);
-        let run = Arc::new(Run::new(Arc::clone(core), ids, None));
+        let run = Arc::new(Run::new(
+            Arc::clone(core),
+            self.mcp_ids(client),
+            Caller {
+                extensions: Extensions::new(),
+                client: Some(client.to_string()),
+            },
+            None,
+        ));
         let span = tracing::info_span!(
             "tool_call",
             tool = %name, call_id = %call.id, client = %client, decision = tracing::field::Empty
         );
         run.call_tool(tool, &call, true).instrument(span).await
+    }
+
+    /// Call exposed skill `skill` as MCP principal `client` asked. The seed puts MCP calls of
+    /// exposed skills behind the tool chain too: the dynamic tool interceptors and gates judge
+    /// `(skill, arguments)` first — a `Deny` is answered like a denied tool call, a
+    /// `Substitute` is the answer, a `ProceedWith` replaces the arguments — and then the skill
+    /// runs, through the skill chain, as a run of its own.
+    #[cfg(feature = "mcp")]
+    pub(crate) async fn call_skill_for(
+        &self,
+        client: &str,
+        skill: &str,
+        arguments: Value,
+        input: impl FnOnce(Value) -> Result<IN, String>,
+    ) -> Result<SkillCall<OUT>, AgentError> {
+        let core = &self.inner.core;
+        let ids = self.mcp_ids(client);
+        let call_id = core.next_call_id();
+        let caller = Caller {
+            extensions: Extensions::new(),
+            client: Some(client.to_string()),
+        };
+        let run = Arc::new(Run::new(Arc::clone(core), ids.clone(), caller, None));
+        let ctx = run.intercept_context(Some(skill), Some((skill, &call_id)));
+        let outcome = guard(
+            &core.any_tool_chain,
+            &core.any_tool_gates,
+            arguments.clone(),
+            &ctx,
+            core.budget.interceptor_timeout,
+        )
+        .await;
+        if !outcome.decisions.is_empty() {
+            run.report(Step::Decisions {
+                point: InterceptionPoint::ToolCall,
+                target: skill,
+                decisions: &outcome.decisions,
+            });
+        }
+        let arguments = match outcome.effect {
+            Effect::Deny(reason) => {
+                let denied = report::ToolOutcome::Denied { reason };
+                let answer = run.report_tool(&call_id, skill, arguments, denied, true);
+                return Ok(SkillCall::Answered(answer));
+            }
+            Effect::Substitute(result) => {
+                let output = crate::tool::runtime::JsonOutput::of_value(result);
+                let used = report::ToolOutcome::Used {
+                    output,
+                    substituted: true,
+                };
+                let answer = run.report_tool(&call_id, skill, arguments, used, true);
+                return Ok(SkillCall::Answered(answer));
+            }
+            Effect::Proceed | Effect::ProceedWith => outcome.value,
+        };
+        let input = match input(arguments) {
+            Ok(input) => input,
+            Err(reason) => return Ok(SkillCall::InvalidInput(reason)),
+        };
+        let caller = Caller {
+            extensions: Extensions::new(),
+            client: Some(client.to_string()),
+        };
+        let mut ids = ids;
+        ids.run_id = format!("{}/skill", ids.run_id);
+        let output = self.run_as(input, caller, Some(skill.to_string()), ids).await?;
+        Ok(SkillCall::Output(output))
+    }
+
+    /// The ids of a run an MCP client started: its session is the client's.
+    #[cfg(feature = "mcp")]
+    fn mcp_ids(&self, client: &str) -> RunIds {
+        let mut ids = self.next_ids("mcp");
+        ids.session_id = format!("{}/mcp-client/{client}", self.inner.core.name);
+        ids
     }
 
     /// The agent's tool named `name`, for MCP listing.
@@ -217,8 +367,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
     /// Record that `client`'s call of `tool` was refused by the MCP client policy.
     #[cfg(feature = "mcp")]
     pub(crate) fn audit_refusal(&self, client: &str, tool: &str, reason: &str) {
-        let mut ids = self.next_ids("mcp");
-        ids.session_id = format!("{}/mcp-client/{client}", self.inner.core.name);
+        let ids = self.mcp_ids(client);
         self.inner.core.hub.publish(|| PipelineEvent::ToolRejected {
             ids,
             call_id: String::new(),
@@ -237,7 +386,9 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         }
     }
 
-    /// Both paths: the run within its time budget, then the final report.
+    /// Both paths: the run within its time budget, then the final report — once, whatever
+    /// ended the run. A panic that escaped every narrower catch still never unwinds into the
+    /// caller.
     async fn execute(
         &self,
         input: IN,
@@ -250,34 +401,19 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
             agent = %core.name, run_id = %run.ids().run_id, session_id = %run.ids().session_id
         );
         async {
-            run.publish(|ids| PipelineEvent::RunStarted {
-                ids,
-                agent: core.name.clone(),
-            });
-            let result =
-                tokio::time::timeout(core.budget.max_duration, self.run_skill(input, &run, skill))
-                    .await
-                    .unwrap_or_else(|_| Err(duration_exceeded(core.budget.max_duration)));
+            run.report(Step::RunStarted);
+            let body = AssertUnwindSafe(self.run_skill(input, &run, skill)).catch_unwind();
+            let result = match tokio::time::timeout(core.budget.max_duration, body).await {
+                Err(_) => Err(duration_exceeded(core.budget.max_duration)),
+                Ok(Err(payload)) => Err(AgentError::Panicked {
+                    during: "running the agent".to_string(),
+                    message: panic_message(payload.as_ref()),
+                }),
+                Ok(Ok(result)) => result,
+            };
             match &result {
-                Ok(output) => {
-                    run.publish(|ids| PipelineEvent::RunCompleted { ids });
-                    run.emit(|| AgentEvent::Completed {
-                        output: output.clone(),
-                    });
-                }
-                Err(error) => {
-                    tracing::info!(%error, "run failed");
-                    for observer in &core.observers.error {
-                        notify("on_error", || observer(error));
-                    }
-                    run.publish(|ids| PipelineEvent::RunFailed {
-                        ids,
-                        error: error.clone(),
-                    });
-                    run.emit(|| AgentEvent::Failed {
-                        error: error.clone(),
-                    });
-                }
+                Ok(output) => run.report(Step::RunCompleted { output }),
+                Err(error) => run.report(Step::RunFailed { error }),
             }
             run.close_events();
             result
@@ -286,7 +422,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         .await
     }
 
-    /// Resolve the skill, pass the skill chain, and run the chosen skill.
+    /// Resolve the skill, guard it (skill chain, then skill gates), and run the chosen skill.
     async fn run_skill(
         &self,
         input: IN,
@@ -296,12 +432,30 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         let inner = &self.inner;
         let requested = match (skill, &inner.selector) {
             (Some(skill), _) => skill,
-            (None, Some(select)) => select(&input),
+            (None, Some(select)) => catch_unwind(AssertUnwindSafe(|| select(&input)))
+                .map_err(|payload| AgentError::Panicked {
+                    during: "choosing a skill".to_string(),
+                    message: panic_message(payload.as_ref()),
+                })?,
             (None, None) => inner.skills[0].name.clone(),
         };
         self.skill(&requested)?;
-        let outcome = run_chain(&inner.skill_chain, requested).await;
-        run.report_decisions(InterceptionPoint::Skill, &outcome.value, &outcome.decisions);
+        let ctx = run.intercept_context(Some(&requested), None);
+        let outcome = guard(
+            &inner.skill_chain,
+            &inner.skill_gates,
+            requested.clone(),
+            &ctx,
+            run.interceptor_timeout(),
+        )
+        .await;
+        if !outcome.decisions.is_empty() {
+            run.report(Step::Decisions {
+                point: InterceptionPoint::Skill,
+                target: &outcome.value,
+                decisions: &outcome.decisions,
+            });
+        }
         match outcome.effect {
             Effect::Deny(reason) => {
                 return Err(AgentError::InterceptorDenied {
@@ -314,16 +468,8 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
             Effect::Proceed | Effect::ProceedWith => {}
         }
         let skill = self.skill(&outcome.value)?;
-        for observer in &inner.core.observers.skill_chosen {
-            notify("on_skill_chosen", || observer(&skill.name));
-        }
-        run.publish(|ids| PipelineEvent::SkillChosen {
-            ids,
-            skill: skill.name.clone(),
-        });
-        run.emit(|| AgentEvent::SkillStarted {
-            skill: skill.name.clone(),
-        });
+        run.set_skill(&skill.name);
+        run.report(Step::SkillChosen { skill: &skill.name });
         let span = tracing::info_span!("skill", skill = %skill.name);
         let output = async {
             match &skill.kind {
@@ -331,7 +477,13 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
                     let context = SkillContext {
                         run: Arc::clone(run),
                     };
-                    let result = body(input, context).await;
+                    let panicked = |payload: Box<dyn std::any::Any + Send>| AgentError::Panicked {
+                        during: format!("running skill '{}'", skill.name),
+                        message: panic_message(payload.as_ref()),
+                    };
+                    let body = catch_unwind(AssertUnwindSafe(|| body(input, context)))
+                        .map_err(panicked)?;
+                    let result = AssertUnwindSafe(body).catch_unwind().await.map_err(panicked)?;
                     match run.take_substitute() {
                         Some(substitute) => Ok(substitute),
                         None => result.map_err(|error| error.into_agent_error(&skill.name)),
@@ -349,9 +501,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         }
         .instrument(span)
         .await?;
-        run.emit(|| AgentEvent::SkillCompleted {
-            skill: skill.name.clone(),
-        });
+        run.report(Step::SkillCompleted { skill: &skill.name });
         Ok(output)
     }
 

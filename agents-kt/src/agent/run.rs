@@ -2,19 +2,21 @@
 //! (`run`) and the stream (`session`) paths — they differ only in how the model is called and
 //! whether events are emitted.
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use futures::StreamExt;
 use futures::channel::mpsc::UnboundedSender;
+use futures::{FutureExt, StreamExt};
 use tracing::Instrument;
 
 use super::Core;
+use super::report::Step;
 use crate::budget::BudgetTracker;
-use crate::chain::{ChainDecision, Effect, run_chain};
-use crate::observers::notify;
+use crate::chain::{Effect, guard, panic_message};
 use crate::{
-    AgentError, AgentEvent, ChatRequest, ChatResponse, InterceptionPoint, InterceptorDecision,
-    Message, ModelError, PipelineEvent, ResponseAssembler, RunIds,
+    AgentError, AgentEvent, ChatRequest, ChatResponse, Extensions, InterceptContext,
+    InterceptionPoint, Message, ModelError, PipelineEvent, ResponseAssembler, RunIds,
 };
 
 /// The state of one run, shared by the loop, the tool calls and a code skill's context.
@@ -23,6 +25,14 @@ pub(crate) struct Run<OUT> {
     ids: RunIds,
     /// The ids again, shared by every tool call's context.
     shared_ids: SharedIds,
+    /// What the caller attached (`run_with`, `session_with`), for interceptors and gates.
+    extensions: Extensions,
+    /// The MCP principal, when an MCP client started the run.
+    client: Option<String>,
+    /// The skill running, once chosen.
+    skill: OnceLock<String>,
+    /// The latest model turn's number (0 before the first).
+    turn: AtomicU32,
     /// The session's event stream; `None` on the chat path.
     events: Option<UnboundedSender<AgentEvent<OUT>>>,
     budget: Mutex<BudgetTracker>,
@@ -37,6 +47,13 @@ pub(crate) struct SharedIds {
     pub run_id: Arc<str>,
 }
 
+/// Who started a run and with what: the caller's extensions, and the MCP principal if any.
+#[derive(Default)]
+pub(crate) struct Caller {
+    pub extensions: Extensions,
+    pub client: Option<String>,
+}
+
 /// What one model turn produced.
 pub(crate) enum Turn<OUT> {
     /// The model answered.
@@ -49,6 +66,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
     pub(crate) fn new(
         core: Arc<Core<OUT>>,
         ids: RunIds,
+        caller: Caller,
         events: Option<UnboundedSender<AgentEvent<OUT>>>,
     ) -> Self {
         let budget = Mutex::new(BudgetTracker::new(core.budget.clone()));
@@ -60,6 +78,10 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             core,
             ids,
             shared_ids,
+            extensions: caller.extensions,
+            client: caller.client,
+            skill: OnceLock::new(),
+            turn: AtomicU32::new(0),
             events,
             budget,
             substitute: Mutex::new(None),
@@ -72,6 +94,31 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
 
     pub(crate) fn shared_ids(&self) -> &SharedIds {
         &self.shared_ids
+    }
+
+    /// The skill now running: later interceptors' context names it.
+    pub(crate) fn set_skill(&self, skill: &str) {
+        let _ = self.skill.set(skill.to_string());
+    }
+
+    /// The context of an interceptor or gate of this run; at the tool points, `tool` is the
+    /// tool's name and its call's id.
+    pub(crate) fn intercept_context<'a>(
+        &'a self,
+        skill: Option<&'a str>,
+        tool: Option<(&'a str, &'a str)>,
+    ) -> InterceptContext<'a> {
+        InterceptContext {
+            ids: &self.ids,
+            agent: &self.core.name,
+            skill: skill.or_else(|| self.skill.get().map(String::as_str)),
+            turn: self.turn.load(Ordering::Relaxed),
+            tool: tool.map(|(name, _)| name),
+            tool_call_id: tool.map(|(_, id)| id),
+            client: self.client.as_deref(),
+            extensions: &self.extensions,
+            args: None,
+        }
     }
 
     /// Whether this run streams (the session path).
@@ -99,42 +146,6 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         self.core.hub.publish(|| event(self.ids.clone()));
     }
 
-    /// Tell decision observers and the pipeline about a chain's non-`Proceed` decisions.
-    pub(crate) fn report_decisions(
-        &self,
-        point: InterceptionPoint,
-        target: &str,
-        decisions: &[ChainDecision],
-    ) {
-        for decision in decisions {
-            let decision = InterceptorDecision {
-                point,
-                target: target.to_string(),
-                index: decision.index,
-                decision: decision.decision,
-                reason: decision.reason.clone(),
-                effective: decision.effective,
-            };
-            tracing::debug!(
-                %point, target, index = decision.index, decision = %decision.decision,
-                reason = decision.reason.as_deref().unwrap_or(""), effective = decision.effective,
-                "interceptor decision"
-            );
-            for observer in &self.core.observers.decision {
-                notify("on_interceptor_decision", || observer(&decision));
-            }
-            self.publish(|ids| PipelineEvent::InterceptorDecision {
-                ids,
-                point: decision.point,
-                target: decision.target.clone(),
-                index: decision.index,
-                decision: decision.decision,
-                reason: decision.reason.clone(),
-                effective: decision.effective,
-            });
-        }
-    }
-
     fn budget(&self) -> MutexGuard<'_, BudgetTracker> {
         // Counters stay consistent whatever a panicking holder was doing.
         self.budget
@@ -154,15 +165,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             (result, crossed)
         };
         for (index, usage) in crossed {
-            if let Some(observer) = self.core.observers.budget.get(index) {
-                notify("on_budget_threshold", || observer(&usage));
-            }
-            let fraction = self.core.observers.budget_thresholds[index];
-            self.publish(|ids| PipelineEvent::BudgetThreshold {
-                ids,
-                limit: usage.limit,
-                fraction,
-            });
+            self.report(Step::BudgetThreshold { index, usage });
         }
         result
     }
@@ -173,6 +176,10 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
 
     pub(crate) fn max_tool_args_bytes(&self) -> usize {
         self.budget().budget().max_tool_args_bytes
+    }
+
+    pub(crate) fn interceptor_timeout(&self) -> std::time::Duration {
+        self.budget().budget().interceptor_timeout
     }
 
     /// Keep a turn substitute taken inside a code skill; it is the run's output.
@@ -187,18 +194,30 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             .take()
     }
 
-    /// One model turn: budget, turn chain, then the model (`chat` or `chat_stream`). A
-    /// `ProceedWith` replaces `request.messages` for this and every later turn.
+    /// One model turn: budget, the turn's guard (chain, then gates), then the model (`chat` or
+    /// `chat_stream`). A `ProceedWith` replaces `request.messages` for this and every later turn.
     pub(crate) async fn turn(&self, request: &mut ChatRequest) -> Result<Turn<OUT>, AgentError> {
         let turn = self.spend(BudgetTracker::begin_turn)?;
+        self.turn.store(turn, Ordering::Relaxed);
         let span = tracing::info_span!("turn", turn, decision = tracing::field::Empty);
         async {
             let target = || format!("turn {turn}");
-            let outcome =
-                run_chain(&self.core.turn_chain, std::mem::take(&mut request.messages)).await;
+            let ctx = self.intercept_context(None, None);
+            let outcome = guard(
+                &self.core.turn_chain,
+                &self.core.turn_gates,
+                std::mem::take(&mut request.messages),
+                &ctx,
+                self.interceptor_timeout(),
+            )
+            .await;
             request.messages = outcome.value;
             if !outcome.decisions.is_empty() {
-                self.report_decisions(InterceptionPoint::Turn, &target(), &outcome.decisions);
+                self.report(Step::Decisions {
+                    point: InterceptionPoint::Turn,
+                    target: &target(),
+                    decisions: &outcome.decisions,
+                });
             }
             match outcome.effect {
                 Effect::Deny(reason) => {
@@ -215,26 +234,15 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                 }
                 Effect::Proceed | Effect::ProceedWith => {}
             }
-            self.emit(|| AgentEvent::TurnStarted { turn });
-            self.publish(|ids| PipelineEvent::TurnStarted { ids, turn });
+            self.report(Step::TurnStarted { turn });
             let response = self.call_model(request).await?;
+            self.report(Step::TurnCompleted {
+                turn,
+                response: &response,
+            });
             if let Some(usage) = response.usage {
-                for observer in &self.core.observers.token_usage {
-                    notify("on_token_usage", || observer(&usage));
-                }
                 self.spend(|budget| budget.add_tokens(usage))?;
             }
-            self.emit(|| AgentEvent::TurnCompleted {
-                turn,
-                content: response.content.clone(),
-                tool_calls: response.tool_calls.clone(),
-            });
-            self.publish(|ids| PipelineEvent::TurnCompleted {
-                ids,
-                turn,
-                tool_calls: response.tool_calls.clone(),
-                usage: response.usage,
-            });
             Ok(Turn::Answered(response))
         }
         .instrument(span)
@@ -243,21 +251,39 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
 
     /// Call the model: whole on the chat path, streamed (emitting tokens) on the session path.
     /// A stream that breaks ends the turn with an error; nothing of its partial answer is used.
+    /// A panic in the client — while calling, or while its stream is polled — ends the run with
+    /// [`AgentError::Panicked`].
     async fn call_model(&self, request: &ChatRequest) -> Result<ChatResponse, AgentError> {
         let model = self.core.model.as_ref().ok_or_else(|| {
             AgentError::Model(ModelError::Other("the agent has no model".to_string()))
         })?;
+        let panicked = |during: &str, payload: Box<dyn std::any::Any + Send>| AgentError::Panicked {
+            during: during.to_string(),
+            message: panic_message(payload.as_ref()),
+        };
         if !self.is_session() {
-            return Ok(model.chat(request).await?);
+            let call = catch_unwind(AssertUnwindSafe(|| model.chat(request)))
+                .map_err(|payload| panicked("calling the model", payload))?;
+            return AssertUnwindSafe(call)
+                .catch_unwind()
+                .await
+                .map_err(|payload| panicked("calling the model", payload))?
+                .map_err(AgentError::from);
         }
-        let mut stream = model.chat_stream(request);
+        let mut stream = catch_unwind(AssertUnwindSafe(|| model.chat_stream(request)))
+            .map_err(|payload| panicked("calling the model", payload))?;
         let mut answer = ResponseAssembler::default();
-        while let Some(chunk) = stream.next().await {
+        loop {
+            let next = AssertUnwindSafe(stream.next())
+                .catch_unwind()
+                .await
+                .map_err(|payload| panicked("reading the model's stream", payload))?;
+            let Some(chunk) = next else { break };
             let chunk = chunk?;
             if let crate::ChatChunk::Text(text) = &chunk
                 && !text.is_empty()
             {
-                self.emit(|| AgentEvent::Token { text: text.clone() });
+                self.report(Step::Token { text });
             }
             answer.push(chunk);
         }

@@ -28,6 +28,7 @@ use crate::{AgentError, AgentEvent, RunIds};
 /// assert!(matches!(events.next().await, Some(PipelineEvent::RunStarted { .. })));
 /// # }
 /// ```
+#[must_use = "streams do nothing unless polled"]
 pub struct EventStream<T> {
     receiver: Option<UnboundedReceiver<T>>,
 }
@@ -74,10 +75,28 @@ impl<T> Stream for EventStream<T> {
 /// assert_eq!(session.await.unwrap(), "streamed answer");
 /// # }
 /// ```
+#[must_use = "a session stops its run when dropped: await it, or read its events"]
 pub struct AgentSession<OUT> {
     ids: RunIds,
     events: Option<UnboundedReceiver<AgentEvent<OUT>>>,
     task: Option<JoinHandle<Result<OUT, AgentError>>>,
+}
+
+impl<T> std::fmt::Debug for EventStream<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EventStream")
+            .field("ended", &self.receiver.is_none())
+            .finish()
+    }
+}
+
+impl<OUT> std::fmt::Debug for AgentSession<OUT> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentSession")
+            .field("ids", &self.ids)
+            .field("events_taken", &self.events.is_none())
+            .finish_non_exhaustive()
+    }
 }
 
 impl<OUT: Send + 'static> AgentSession<OUT> {

@@ -16,6 +16,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 
 use super::http::Principal;
 use super::{Exposed, McpClient, McpServeError, McpServer};
+use crate::agent::SkillCall;
 use crate::{AgentInput, AgentOutput};
 
 /// What an exposed skill's input and output must be to cross MCP.
@@ -168,48 +169,62 @@ where
             {
                 Ok(answer) => answer,
                 // A run-ending error (a tool past its timeout): the caller reads why.
-                Err(error) => {
-                    return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
-                        "ERROR: {error}"
-                    ))]));
-                }
+                Err(error) => return Ok(error_result(format!("ERROR: {error}"))),
             };
-            let mut result = if answer.is_error {
-                CallToolResult::error(vec![ContentBlock::text(answer.text)])
-            } else {
-                CallToolResult::success(vec![ContentBlock::text(answer.text)])
-            };
-            if let Some(output @ Value::Object(_)) = answer.output {
-                result.structured_content = Some(output);
-            }
-            return Ok(result);
+            return Ok(answer_result(answer));
         }
-        let input: IN = skill_input(arguments).map_err(|reason| {
-            ErrorData::invalid_params(format!("invalid input for skill '{name}': {reason}"), None)
-        })?;
-        Ok(
-            match self.exposed.agent.run_skill_named(&name, input).await {
-                Ok(output) => match serde_json::to_value(&output) {
-                    Ok(Value::String(text)) => {
-                        CallToolResult::success(vec![ContentBlock::text(text)])
-                    }
-                    Ok(value) => {
-                        let mut result =
-                            CallToolResult::success(vec![ContentBlock::text(value.to_string())]);
-                        if value.is_object() {
-                            result.structured_content = Some(value);
-                        }
-                        result
-                    }
-                    Err(error) => CallToolResult::error(vec![ContentBlock::text(format!(
-                        "ERROR: the output of skill '{name}' is not JSON: {error}"
-                    ))]),
-                },
-                Err(error) => {
-                    CallToolResult::error(vec![ContentBlock::text(format!("ERROR: {error}"))])
-                }
-            },
-        )
+        let skill = self
+            .exposed
+            .agent
+            .call_skill_for(&client.name, &name, arguments, skill_input::<IN>)
+            .await;
+        Ok(match skill {
+            Ok(SkillCall::Output(output)) => output_result(&name, &output),
+            // Denied or substituted by the tool chain: answered like a tool call.
+            Ok(SkillCall::Answered(answer)) => answer_result(answer),
+            Ok(SkillCall::InvalidInput(reason)) => {
+                return Err(ErrorData::invalid_params(
+                    format!("invalid input for skill '{name}': {reason}"),
+                    None,
+                ));
+            }
+            Err(error) => error_result(format!("ERROR: {error}")),
+        })
+    }
+}
+
+fn error_result(text: String) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(text)])
+}
+
+/// A tool call's answer as an MCP result: its text, and its JSON object as structured content.
+fn answer_result(answer: crate::agent::report::Answer) -> CallToolResult {
+    let mut result = if answer.is_error {
+        CallToolResult::error(vec![ContentBlock::text(answer.text)])
+    } else {
+        CallToolResult::success(vec![ContentBlock::text(answer.text)])
+    };
+    if let Some(output @ Value::Object(_)) = answer.output {
+        result.structured_content = Some(output);
+    }
+    result
+}
+
+/// A skill's output as an MCP result: a string as text, anything else as JSON text, an object as
+/// structured content too.
+fn output_result<OUT: Serialize>(name: &str, output: &OUT) -> CallToolResult {
+    match serde_json::to_value(output) {
+        Ok(Value::String(text)) => CallToolResult::success(vec![ContentBlock::text(text)]),
+        Ok(value) => {
+            let mut result = CallToolResult::success(vec![ContentBlock::text(value.to_string())]);
+            if value.is_object() {
+                result.structured_content = Some(value);
+            }
+            result
+        }
+        Err(error) => error_result(format!(
+            "ERROR: the output of skill '{name}' is not JSON: {error}"
+        )),
     }
 }
 

@@ -1,106 +1,214 @@
-//! Dynamic tool interceptors: they see every tool's call as `(name, JSON arguments)` and take part
-//! in each typed tool's chain through a converting adapter.
+//! Dynamic tool interceptors and gates: they see every tool's call as `(name, JSON arguments)` (and
+//! after the call, the JSON result too). Each is an `Interceptor<Value, Value>` (or
+//! `Gate<Value>`) reading the tool's name from its [`InterceptContext`], so a hand-written one is
+//! registered exactly like a closure.
 
 use std::marker::PhantomData;
 use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::Tool;
-use crate::{Decision, Intercepted, Interceptor, InterceptorReturn};
+use crate::interceptor::markers::{After, Before, Stateful, ValueOnly, WithContext};
+use crate::{
+    Gate, GateReturn, Gated, InterceptContext, Intercepted, Interceptor, InterceptorReturn,
+};
 
-/// An interceptor over any tool's call, seen as JSON.
-pub(crate) trait DynToolInterceptor: Send + Sync {
-    fn intercept(&self, tool: &'static str, args: &Value) -> Intercepted<'static, Value, Value>;
-}
-
-/// A [`DynToolInterceptor`] made from a `Fn(&str, &Value) -> …` closure.
-pub(crate) struct FnDynToolInterceptor<F, M> {
+/// A closure over a tool call's parts, adapted to a JSON interceptor or gate; `M` records whether
+/// it takes the context. Not public API.
+#[doc(hidden)]
+pub struct DynFn<F, M> {
     f: F,
-    _returns: PhantomData<fn() -> M>,
+    _shape: PhantomData<fn() -> M>,
 }
 
-impl<F, M> FnDynToolInterceptor<F, M> {
-    pub(crate) fn new(f: F) -> Self {
-        FnDynToolInterceptor {
+impl<F, M> DynFn<F, M> {
+    fn new(f: F) -> Self {
+        DynFn {
             f,
-            _returns: PhantomData,
+            _shape: PhantomData,
         }
     }
 }
 
-impl<F, D, M> DynToolInterceptor for FnDynToolInterceptor<F, M>
+const NULL: &Value = &Value::Null;
+
+/// The tool's name and the arguments as dynamic links see them: at the after point, the value
+/// judged is the result and the arguments come from the context.
+fn parts<'a>(ctx: &'a InterceptContext<'_>) -> (&'a str, &'a Value) {
+    (ctx.tool.unwrap_or(""), ctx.args.unwrap_or(NULL))
+}
+
+fn widen<'a>(answer: Intercepted<'static, Value, Value>) -> Intercepted<'a, Value, Value> {
+    match answer {
+        Intercepted::Ready(decision) => Intercepted::Ready(decision),
+        Intercepted::Pending(future) => Intercepted::Pending(future),
+    }
+}
+
+fn widen_gate<'a>(gated: Gated<'static>) -> Gated<'a> {
+    match gated {
+        Gated::Ready(verdict) => Gated::Ready(verdict),
+        Gated::Pending(future) => Gated::Pending(future),
+    }
+}
+
+impl<F, D, M> Interceptor<Value, Value> for DynFn<F, Before<ValueOnly<M>>>
 where
     F: Fn(&str, &Value) -> D + Send + Sync,
     D: InterceptorReturn<Value, Value, M>,
 {
-    fn intercept(&self, tool: &'static str, args: &Value) -> Intercepted<'static, Value, Value> {
-        (self.f)(tool, args).into_intercepted()
+    fn intercept<'a>(
+        &'a self,
+        args: &'a Value,
+        ctx: &'a InterceptContext<'_>,
+    ) -> Intercepted<'a, Value, Value> {
+        widen((self.f)(parts(ctx).0, args).into_intercepted())
     }
 }
 
-/// Places a dynamic interceptor in tool `T`'s typed chain: it shows the interceptor the arguments
-/// as JSON and converts a JSON replacement or substitute back to `T`'s types. A value that does not
-/// convert denies the call, saying why (fail closed).
-pub(crate) struct DynamicInToolChain<T> {
-    inner: Arc<dyn DynToolInterceptor>,
-    _tool: PhantomData<fn() -> T>,
-}
-
-impl<T> DynamicInToolChain<T> {
-    pub(crate) fn new(inner: Arc<dyn DynToolInterceptor>) -> Self {
-        DynamicInToolChain {
-            inner,
-            _tool: PhantomData,
-        }
+impl<F, D, M> Interceptor<Value, Value> for DynFn<F, Before<WithContext<M>>>
+where
+    F: Fn(&str, &Value, &InterceptContext<'_>) -> D + Send + Sync,
+    D: InterceptorReturn<Value, Value, M>,
+{
+    fn intercept<'a>(
+        &'a self,
+        args: &'a Value,
+        ctx: &'a InterceptContext<'_>,
+    ) -> Intercepted<'a, Value, Value> {
+        widen((self.f)(parts(ctx).0, args, ctx).into_intercepted())
     }
 }
 
-impl<T: Tool> Interceptor<T::Args, T::Output> for DynamicInToolChain<T> {
-    fn intercept<'a>(&'a self, args: &'a T::Args) -> Intercepted<'a, T::Args, T::Output> {
-        let args = match serde_json::to_value(args) {
-            Ok(args) => args,
-            Err(error) => {
-                return Intercepted::Ready(Decision::Deny(format!(
-                    "arguments of tool '{}' could not be shown to an interceptor as JSON: {error}",
-                    T::NAME
-                )));
+impl<F, D, M> Interceptor<Value, Value> for DynFn<F, After<ValueOnly<M>>>
+where
+    F: Fn(&str, &Value, &Value) -> D + Send + Sync,
+    D: InterceptorReturn<Value, Value, M>,
+{
+    fn intercept<'a>(
+        &'a self,
+        result: &'a Value,
+        ctx: &'a InterceptContext<'_>,
+    ) -> Intercepted<'a, Value, Value> {
+        let (tool, args) = parts(ctx);
+        widen((self.f)(tool, args, result).into_intercepted())
+    }
+}
+
+impl<F, D, M> Interceptor<Value, Value> for DynFn<F, After<WithContext<M>>>
+where
+    F: Fn(&str, &Value, &Value, &InterceptContext<'_>) -> D + Send + Sync,
+    D: InterceptorReturn<Value, Value, M>,
+{
+    fn intercept<'a>(
+        &'a self,
+        result: &'a Value,
+        ctx: &'a InterceptContext<'_>,
+    ) -> Intercepted<'a, Value, Value> {
+        let (tool, args) = parts(ctx);
+        widen((self.f)(tool, args, result, ctx).into_intercepted())
+    }
+}
+
+impl<F, V, M> Gate<Value> for DynFn<F, Before<ValueOnly<M>>>
+where
+    F: Fn(&str, &Value) -> V + Send + Sync,
+    V: GateReturn<M>,
+{
+    fn check<'a>(&'a self, args: &'a Value, ctx: &'a InterceptContext<'_>) -> Gated<'a> {
+        widen_gate((self.f)(parts(ctx).0, args).into_gated())
+    }
+}
+
+impl<F, V, M> Gate<Value> for DynFn<F, Before<WithContext<M>>>
+where
+    F: Fn(&str, &Value, &InterceptContext<'_>) -> V + Send + Sync,
+    V: GateReturn<M>,
+{
+    fn check<'a>(&'a self, args: &'a Value, ctx: &'a InterceptContext<'_>) -> Gated<'a> {
+        widen_gate((self.f)(parts(ctx).0, args, ctx).into_gated())
+    }
+}
+
+/// What [`AgentBuilder::on_before_tool_call`](crate::AgentBuilder::on_before_tool_call) accepts:
+/// a closure `|name: &str, args: &Value|` (optionally with a trailing `&InterceptContext`)
+/// returning a `Decision<Value, Value>` (or a `Result`/future of one), or an
+/// `impl Interceptor<Value, Value>` that reads the tool's name from
+/// [`InterceptContext::tool`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an interceptor for every tool's calls",
+    label = "expected `|name: &str, args: &serde_json::Value| -> Decision<Value, Value>` (optionally with a trailing `&InterceptContext`), or an `impl Interceptor<Value, Value>`",
+    note = "for one tool's typed arguments, use `.before_tool_call(..)` instead"
+)]
+pub trait IntoToolCallInterceptor<M> {
+    /// The interceptor, shared.
+    fn into_tool_call_interceptor(self) -> Arc<dyn Interceptor<Value, Value>>;
+}
+
+/// What [`AgentBuilder::on_after_tool_call`](crate::AgentBuilder::on_after_tool_call) accepts: a
+/// closure `|name: &str, args: &Value, result: &Value|` (optionally with a trailing
+/// `&InterceptContext`), or an `impl Interceptor<Value, Value>` over the result that reads the
+/// tool's name from [`InterceptContext::tool`] and its arguments from
+/// [`InterceptContext::arguments`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an after-tool interceptor for every tool",
+    label = "expected `|name: &str, args: &Value, result: &Value| -> Decision<Value, Value>` (optionally with a trailing `&InterceptContext`), or an `impl Interceptor<Value, Value>`"
+)]
+pub trait IntoAfterToolCallInterceptor<M> {
+    /// The interceptor, shared.
+    fn into_after_tool_call_interceptor(self) -> Arc<dyn Interceptor<Value, Value>>;
+}
+
+/// What [`AgentBuilder::on_gate_tool_call`](crate::AgentBuilder::on_gate_tool_call) accepts: a
+/// closure `|name: &str, args: &Value|` (optionally with a trailing `&InterceptContext`)
+/// returning a `Verdict` (or a `Result`/future of one), or an `impl Gate<Value>`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a gate for every tool's calls",
+    label = "expected `|name: &str, args: &Value, ctx: &InterceptContext| -> Verdict`, or an `impl Gate<Value>`"
+)]
+pub trait IntoToolCallGate<M> {
+    /// The gate, shared.
+    fn into_tool_call_gate(self) -> Arc<dyn Gate<Value>>;
+}
+
+/// One conversion impl per closure shape: the closure is wrapped in a [`DynFn`], whose own
+/// `Interceptor`/`Gate` impl above carries the bound on the closure's return.
+macro_rules! closure_impls {
+    ($trait:ident :: $method:ident -> $bound:path, $point:ident, $shape:ident, ($($param:ty),*)) => {
+        impl<F, D, M> $trait<$point<$shape<M>>> for F
+        where
+            F: Fn($($param),*) -> D + Send + Sync + 'static,
+            M: 'static,
+            DynFn<F, $point<$shape<M>>>: $bound + 'static,
+        {
+            fn $method(self) -> Arc<dyn $bound> {
+                Arc::new(DynFn::<F, $point<$shape<M>>>::new(self))
             }
-        };
-        match self.inner.intercept(T::NAME, &args) {
-            Intercepted::Ready(decision) => Intercepted::Ready(typed::<T>(decision)),
-            Intercepted::Pending(future) => {
-                Intercepted::Pending(Box::pin(async move { typed::<T>(future.await) }))
-            }
         }
+    };
+}
+
+closure_impls!(IntoToolCallInterceptor::into_tool_call_interceptor -> Interceptor<Value, Value>, Before, ValueOnly, (&str, &Value));
+closure_impls!(IntoToolCallInterceptor::into_tool_call_interceptor -> Interceptor<Value, Value>, Before, WithContext, (&str, &Value, &InterceptContext<'_>));
+closure_impls!(IntoAfterToolCallInterceptor::into_after_tool_call_interceptor -> Interceptor<Value, Value>, After, ValueOnly, (&str, &Value, &Value));
+closure_impls!(IntoAfterToolCallInterceptor::into_after_tool_call_interceptor -> Interceptor<Value, Value>, After, WithContext, (&str, &Value, &Value, &InterceptContext<'_>));
+closure_impls!(IntoToolCallGate::into_tool_call_gate -> Gate<Value>, Before, ValueOnly, (&str, &Value));
+closure_impls!(IntoToolCallGate::into_tool_call_gate -> Gate<Value>, Before, WithContext, (&str, &Value, &InterceptContext<'_>));
+
+impl<I: Interceptor<Value, Value> + 'static> IntoToolCallInterceptor<Stateful> for I {
+    fn into_tool_call_interceptor(self) -> Arc<dyn Interceptor<Value, Value>> {
+        Arc::new(self)
     }
 }
 
-/// Convert a JSON decision into `T`'s types.
-fn typed<T: Tool>(decision: Decision<Value, Value>) -> Decision<T::Args, T::Output> {
-    match decision {
-        Decision::Proceed => Decision::Proceed,
-        Decision::Deny(reason) => Decision::Deny(reason),
-        Decision::ProceedWith(args) => match from_json(&args) {
-            Ok(args) => Decision::ProceedWith(args),
-            Err(error) => Decision::Deny(format!(
-                "interceptor's replacement arguments do not fit tool '{}': {error}",
-                T::NAME
-            )),
-        },
-        Decision::Substitute(result) => match from_json(&result) {
-            Ok(result) => Decision::Substitute(result),
-            Err(error) => Decision::Deny(format!(
-                "interceptor's substitute result does not fit the output of tool '{}': {error}",
-                T::NAME
-            )),
-        },
+impl<I: Interceptor<Value, Value> + 'static> IntoAfterToolCallInterceptor<Stateful> for I {
+    fn into_after_tool_call_interceptor(self) -> Arc<dyn Interceptor<Value, Value>> {
+        Arc::new(self)
     }
 }
 
-/// A typed value from a JSON value, read back from its text: every tool already parses its
-/// arguments from text, so this reuses that code instead of instantiating serde_json's `Value`
-/// deserializer for each tool's types (hundreds of lines of LLVM IR per tool, for a rare path).
-fn from_json<V: serde::de::DeserializeOwned>(value: &Value) -> Result<V, serde_json::Error> {
-    serde_json::from_str(&value.to_string())
+impl<G: Gate<Value> + 'static> IntoToolCallGate<Stateful> for G {
+    fn into_tool_call_gate(self) -> Arc<dyn Gate<Value>> {
+        Arc::new(self)
+    }
 }

@@ -5,12 +5,18 @@ mod context;
 mod dynamic;
 pub(crate) mod runtime;
 mod typed_interceptor;
+pub(crate) mod view;
 
 pub use context::ToolContext;
-pub use typed_interceptor::{FromFn, IntoToolInterceptor, ToolArguments, ToolInterceptor};
+pub use dynamic::{
+    DynFn, IntoAfterToolCallInterceptor, IntoToolCallGate, IntoToolCallInterceptor,
+};
+pub use typed_interceptor::{
+    FromFn, IntoAfterToolInterceptor, IntoToolGate, IntoToolInterceptor, ToolArguments, ToolGate,
+    ToolInterceptor, ToolInterceptorOf,
+};
 
 pub(crate) use context::ToolEvents;
-pub(crate) use dynamic::{DynToolInterceptor, DynamicInToolChain, FnDynToolInterceptor};
 
 use std::borrow::Cow;
 use std::future::Future;

@@ -1,32 +1,36 @@
-//! One registered tool with its interceptor chain: parse → chain → execute, typed or from JSON.
+//! One registered tool with its guarded pipeline: parse → before chain → gates → execute (under
+//! its timeout) → after chain, typed or from JSON.
 
 use std::any::Any;
 use std::borrow::Cow;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::{Pin, pin};
-use std::sync::Arc;
 use std::task::Poll;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::view::Viewed;
 use super::{Tool, ToolContext};
-use crate::chain::{ChainDecision, Effect, panic_message, run_chain};
-use crate::{DecisionKind, Interceptor, ToolSpec};
+use crate::chain::{ChainDecision, Effect, Link, guard};
+use crate::{DecisionKind, InterceptContext, ToolSpec};
 
 /// How a tool call ended, before anyone is told.
 #[derive(Debug)]
 pub(crate) enum CallResult<O> {
     /// The arguments did not parse into the tool's `Args`; nothing ran.
     Invalid { reason: String },
-    /// The tool ran (or a substitute stood in for it) and produced `output`.
+    /// The tool ran (or a substitute stood in for it) and produced `output`, which passed the
+    /// after-tool chain (possibly replaced by it).
     Completed { output: O, substituted: bool },
-    /// An interceptor denied the call; the tool did not run.
+    /// An interceptor or gate denied the call; the tool did not run.
     Denied { reason: String },
+    /// The tool ran (or was substituted), but an after-tool interceptor withheld its result.
+    Withheld { reason: String },
     /// The tool body failed.
     Failed { failure: ToolFailure },
 }
@@ -40,6 +44,9 @@ pub(crate) enum ToolFailure {
     Panicked(String),
     /// It ran longer than the per-tool timeout.
     TimedOut(Duration),
+    /// Serializing its output panicked: the run ends (a `Serialize` impl that panics is a bug in
+    /// the program, not a result the model can act on).
+    OutputPanicked(String),
 }
 
 impl std::fmt::Display for ToolFailure {
@@ -48,20 +55,38 @@ impl std::fmt::Display for ToolFailure {
             ToolFailure::Error(message) => f.write_str(message),
             ToolFailure::Panicked(message) => write!(f, "tool panicked: {message}"),
             ToolFailure::TimedOut(after) => write!(f, "tool timed out after {after:?}"),
+            ToolFailure::OutputPanicked(message) => {
+                write!(f, "serializing the tool's output panicked: {message}")
+            }
         }
     }
 }
 
-/// A finished call: the arguments it ran with, its result, the chain's decisions, and the
-/// effective decision's kind.
+/// A finished call: the arguments it ran with, its result, and the decisions taken before and
+/// after it.
 #[derive(Debug)]
 pub(crate) struct CallRecord<O> {
     /// The arguments after the chain (a `ProceedWith` replacement included) as JSON, when the call
     /// is reported; `Value::Null` when nobody will read them, so the hot path never builds them.
     pub args: Value,
     pub result: CallResult<O>,
-    pub decisions: Vec<ChainDecision>,
+    /// Decisions of the before-tool interceptors and the tool gates.
+    pub before: Vec<ChainDecision>,
+    /// Decisions of the after-tool interceptors.
+    pub after: Vec<ChainDecision>,
     pub effect: DecisionKind,
+}
+
+impl<O> CallRecord<O> {
+    fn rejected(args: Value, result: CallResult<O>) -> Self {
+        CallRecord {
+            args,
+            result,
+            before: Vec::new(),
+            after: Vec::new(),
+            effect: DecisionKind::Proceed,
+        }
+    }
 }
 
 /// Which parts of a call are wanted as JSON values besides the answer text: nothing on the hot
@@ -71,6 +96,17 @@ pub(crate) struct CallRecord<O> {
 pub(crate) struct Report {
     pub args: bool,
     pub output: bool,
+}
+
+/// What a tool call needs from its run besides the arguments.
+pub(crate) struct CallSetup<'a> {
+    pub tool_ctx: &'a ToolContext,
+    pub intercept: InterceptContext<'a>,
+    /// How long an undecided interceptor or gate may take.
+    pub interceptor_timeout: Duration,
+    /// How long the tool body may take (`None`: no limit).
+    pub tool_timeout: Option<Duration>,
+    pub report: Report,
 }
 
 /// A tool's output as its caller reads it: the text for the model (or an MCP client), and the
@@ -115,6 +151,23 @@ impl JsonOutput {
         })
     }
 
+    /// An output that is already JSON (a dynamic substitute).
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub(crate) fn of_value(value: Value) -> Self {
+        match value {
+            Value::String(text) => JsonOutput {
+                value: Some(Value::String(text.clone())),
+                text,
+                is_string: true,
+            },
+            value => JsonOutput {
+                text: value.to_string(),
+                value: Some(value),
+                is_string: false,
+            },
+        }
+    }
+
     /// The output as JSON: the value when it was built, otherwise rebuilt from the text (a
     /// listener that arrived after the call began).
     pub(crate) fn value(&self) -> Cow<'_, Value> {
@@ -129,95 +182,185 @@ impl JsonOutput {
     }
 }
 
-/// A tool of one agent: the tool itself, what the model is told about it, and its chain (typed
-/// interceptors for it and dynamic ones for every tool, in registration order).
+/// A tool's chains: typed links for it and dynamic ones for every tool, in registration order,
+/// all seeing the value through a [`Viewed`] (typed, and as JSON for the dynamic ones).
+pub(crate) struct ToolChains<T: Tool> {
+    pub before: Vec<Link<Viewed<T::Args>, T::Output>>,
+    pub gates: Vec<Link<Viewed<T::Args>, T::Output>>,
+    pub after: Vec<Link<Viewed<T::Output>, T::Output>>,
+    /// Whether a dynamic link reads the arguments as JSON (before or gate), or the output (after).
+    pub json_args: bool,
+    pub json_output: bool,
+}
+
+impl<T: Tool> Default for ToolChains<T> {
+    fn default() -> Self {
+        ToolChains {
+            before: Vec::new(),
+            gates: Vec::new(),
+            after: Vec::new(),
+            json_args: false,
+            json_output: false,
+        }
+    }
+}
+
+/// A tool of one agent: the tool itself, what the model is told about it, and its chains.
 pub(crate) struct ToolRuntime<T: Tool> {
     tool: T,
     spec: ToolSpec,
-    chain: Vec<Arc<dyn Interceptor<T::Args, T::Output>>>,
+    chains: ToolChains<T>,
 }
 
 impl<T: Tool> ToolRuntime<T> {
-    pub(crate) fn new(
-        tool: T,
-        spec: ToolSpec,
-        chain: Vec<Arc<dyn Interceptor<T::Args, T::Output>>>,
-    ) -> Self {
-        ToolRuntime { tool, spec, chain }
+    pub(crate) fn new(tool: T, spec: ToolSpec, chains: ToolChains<T>) -> Self {
+        ToolRuntime { tool, spec, chains }
     }
 
-    /// Run the chain over `args`, then the tool unless the chain denied or substituted. With
-    /// `report_args`, the record carries the arguments as JSON for observers and events.
+    /// Guard the call (interceptors, then gates), run the tool unless denied or substituted, then
+    /// pass its output through the after-tool chain. `raw` is the caller's own JSON for the
+    /// arguments (unknown fields kept), shown to dynamic interceptors and gates; without it they
+    /// see `args` serialized.
     pub(crate) async fn call(
         &self,
         args: T::Args,
-        ctx: &ToolContext,
-        timeout: Option<Duration>,
-        report_args: bool,
+        raw: Option<Value>,
+        setup: &CallSetup<'_>,
     ) -> CallRecord<T::Output> {
-        let outcome = run_chain(&self.chain, args).await;
-        let args = outcome.value;
+        let chains = &self.chains;
+        let json = chains.json_args.then(|| raw.unwrap_or_else(|| json(&args)));
+        let outcome = guard(
+            &chains.before,
+            &chains.gates,
+            Viewed::new(args, json),
+            &setup.intercept,
+            setup.interceptor_timeout,
+        )
+        .await;
+        let Viewed { typed: args, json } = outcome.value;
         // Serialized before the tool consumes them, and only when someone will read them: this
         // replaces a clone on every call.
-        let args_json = if report_args {
-            json(&args)
+        let args_json = if setup.report.args || chains.json_output {
+            json.unwrap_or_else(|| self::json(&args))
         } else {
             Value::Null
         };
-        let (result, effect) = match outcome.effect {
-            Effect::Deny(reason) => (CallResult::Denied { reason }, DecisionKind::Deny),
-            Effect::Substitute(output) => {
-                ctx.started(T::NAME, &args_json);
-                let result = CallResult::Completed {
-                    output,
-                    substituted: true,
+        let (output, substituted, effect) = match outcome.effect {
+            Effect::Deny(reason) => {
+                return CallRecord {
+                    args: args_json,
+                    result: CallResult::Denied { reason },
+                    before: outcome.decisions,
+                    after: Vec::new(),
+                    effect: DecisionKind::Deny,
                 };
-                (result, DecisionKind::Substitute)
             }
-            Effect::Proceed | Effect::ProceedWith => {
-                let effect = if matches!(outcome.effect, Effect::Proceed) {
+            Effect::Substitute(output) => {
+                setup.tool_ctx.started(T::NAME, &args_json);
+                (output, true, DecisionKind::Substitute)
+            }
+            effect @ (Effect::Proceed | Effect::ProceedWith) => {
+                setup.tool_ctx.started(T::NAME, &args_json);
+                let kind = if matches!(effect, Effect::Proceed) {
                     DecisionKind::Proceed
                 } else {
                     DecisionKind::ProceedWith
                 };
-                ctx.started(T::NAME, &args_json);
-                let result = match self.execute(args, ctx, timeout).await {
-                    Ok(output) => CallResult::Completed {
-                        output,
-                        substituted: false,
-                    },
-                    Err(failure) => CallResult::Failed { failure },
-                };
-                (result, effect)
+                match self.execute(args, setup.tool_ctx, setup.tool_timeout).await {
+                    Ok(output) => (output, false, kind),
+                    Err(failure) => {
+                        return CallRecord {
+                            args: args_json,
+                            result: CallResult::Failed { failure },
+                            before: outcome.decisions,
+                            after: Vec::new(),
+                            effect: kind,
+                        };
+                    }
+                }
             }
         };
+        let (result, after) = self.after(output, substituted, &args_json, setup).await;
         CallRecord {
             args: args_json,
             result,
-            decisions: outcome.decisions,
+            before: outcome.decisions,
+            after,
             effect,
         }
     }
 
-    /// The tool body, with panics caught and the per-tool timeout applied. Interceptors are not
-    /// timed: an approval flow may wait for a human.
+    /// The after-tool chain over a produced output: kept, replaced, or withheld.
+    async fn after(
+        &self,
+        output: T::Output,
+        substituted: bool,
+        args_json: &Value,
+        setup: &CallSetup<'_>,
+    ) -> (CallResult<T::Output>, Vec<ChainDecision>) {
+        let chains = &self.chains;
+        if chains.after.is_empty() {
+            return (
+                CallResult::Completed {
+                    output,
+                    substituted,
+                },
+                Vec::new(),
+            );
+        }
+        let json = chains.json_output.then(|| json(&output));
+        let intercept = InterceptContext {
+            args: Some(args_json),
+            ..setup.intercept
+        };
+        let outcome = guard(
+            &chains.after,
+            &[],
+            Viewed::new(output, json),
+            &intercept,
+            setup.interceptor_timeout,
+        )
+        .await;
+        let result = match outcome.effect {
+            Effect::Deny(reason) => CallResult::Withheld { reason },
+            Effect::Substitute(output) => CallResult::Completed {
+                output,
+                substituted,
+            },
+            Effect::Proceed | Effect::ProceedWith => CallResult::Completed {
+                output: outcome.value.typed,
+                substituted,
+            },
+        };
+        (result, outcome.decisions)
+    }
+
+    /// The tool body, with panics caught and the per-tool timeout applied. Interceptors are timed
+    /// separately (`Budget::interceptor_timeout`).
     ///
-    /// One hand-written poll loop rather than nested combinators: it keeps both the future and
-    /// the code generated for each tool small. A body that finishes on its first poll never arms
-    /// a timer — reading the clock and registering a timer entry cost more than a quick tool, and
-    /// no timer could have interrupted that poll anyway; the timer is boxed so the fast path's
-    /// future does not carry its weight.
+    /// The timeout is wall time from the body's start, so work done before its first `.await`
+    /// counts: a body that returns after its deadline is a timeout, and its result is dropped. One
+    /// hand-written poll loop rather than nested combinators keeps both the future and the code
+    /// generated for each tool small; the timer is armed (boxed) only when the body does not
+    /// finish on its first poll.
     async fn execute(
         &self,
         args: T::Args,
         ctx: &ToolContext,
         timeout: Option<Duration>,
     ) -> Result<T::Output, ToolFailure> {
+        let started = timeout.map(|limit| (Instant::now(), limit));
         let mut body = pin!(self.tool.call(args, ctx));
         let mut timer: Option<Pin<Box<tokio::time::Sleep>>> = None;
         std::future::poll_fn(|cx| {
             match catch_unwind(AssertUnwindSafe(|| body.as_mut().poll(cx))) {
                 Ok(Poll::Ready(result)) => {
+                    if let Some((start, limit)) = started
+                        && start.elapsed() > limit
+                    {
+                        // It finished, but late: an inline body no timer could interrupt.
+                        return Poll::Ready(Err(ToolFailure::TimedOut(limit)));
+                    }
                     return Poll::Ready(
                         result.map_err(|error| ToolFailure::Error(error.to_string())),
                     );
@@ -225,15 +368,17 @@ impl<T: Tool> ToolRuntime<T> {
                 Ok(Poll::Pending) => {}
                 // A panicking tool fails its call, not the agent.
                 Err(payload) => {
-                    return Poll::Ready(Err(ToolFailure::Panicked(panic_message(
+                    return Poll::Ready(Err(ToolFailure::Panicked(crate::chain::panic_message(
                         payload.as_ref(),
                     ))));
                 }
             }
-            let Some(limit) = timeout else {
+            let Some((start, limit)) = started else {
                 return Poll::Pending;
             };
-            let timer = timer.get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
+            let timer = timer.get_or_insert_with(|| {
+                Box::pin(tokio::time::sleep_until((start + limit).into()))
+            });
             timer
                 .as_mut()
                 .poll(cx)
@@ -247,14 +392,12 @@ impl<T: Tool> ToolRuntime<T> {
 pub(crate) trait ErasedTool: Send + Sync {
     fn name(&self) -> &'static str;
     fn spec(&self) -> &ToolSpec;
-    /// Parse `arguments` (the model's JSON text), run the chain and the tool, and give the
-    /// outcome as JSON, with the arguments and the output as `Value`s too as `report` asks.
+    /// Parse `arguments` (the model's JSON text), guard and run the tool, and give the outcome
+    /// as JSON, with the arguments and the output as `Value`s too as `setup.report` asks.
     fn call_json<'a>(
         &'a self,
         arguments: &'a str,
-        ctx: &'a ToolContext,
-        timeout: Option<Duration>,
-        report: Report,
+        setup: &'a CallSetup<'a>,
     ) -> BoxFuture<'a, CallRecord<JsonOutput>>;
     /// For code skills calling the tool with typed arguments.
     fn as_any(&self) -> &dyn Any;
@@ -272,27 +415,27 @@ impl<T: Tool> ErasedTool for ToolRuntime<T> {
     fn call_json<'a>(
         &'a self,
         arguments: &'a str,
-        ctx: &'a ToolContext,
-        timeout: Option<Duration>,
-        report: Report,
+        setup: &'a CallSetup<'a>,
     ) -> BoxFuture<'a, CallRecord<JsonOutput>> {
         async move {
+            let report = setup.report;
             let args = match parse_args::<T::Args>(arguments) {
                 Ok(args) => args,
                 Err(reason) => {
-                    return CallRecord {
-                        args: if report.args {
-                            parse_or_text(arguments)
-                        } else {
-                            Value::Null
-                        },
-                        result: CallResult::Invalid { reason },
-                        decisions: Vec::new(),
-                        effect: DecisionKind::Proceed,
+                    let args = if report.args {
+                        parse_or_text(arguments)
+                    } else {
+                        Value::Null
                     };
+                    return CallRecord::rejected(args, CallResult::Invalid { reason });
                 }
             };
-            self.call(args, ctx, timeout, report.args)
+            // Dynamic interceptors and gates see what the model sent, unknown fields kept.
+            let raw = self
+                .chains
+                .json_args
+                .then(|| parse_or_text(arguments));
+            self.call(args, raw, setup)
                 .await
                 .into_json(report.output)
                 .0
@@ -329,15 +472,24 @@ impl<O: Serialize + 'static> CallRecord<O> {
         let CallRecord {
             args,
             result,
-            decisions,
+            before,
+            after,
             effect,
         } = self;
         let (result, output) = match result {
             CallResult::Completed {
                 output,
                 substituted,
-            } => match JsonOutput::of(&output, value) {
-                Ok(json) => (
+            } => match catch_unwind(AssertUnwindSafe(|| JsonOutput::of(&output, value))) {
+                Err(payload) => (
+                    CallResult::Failed {
+                        failure: ToolFailure::OutputPanicked(crate::chain::panic_message(
+                            payload.as_ref(),
+                        )),
+                    },
+                    None,
+                ),
+                Ok(Ok(json)) => (
                     CallResult::Completed {
                         output: json,
                         substituted,
@@ -345,7 +497,7 @@ impl<O: Serialize + 'static> CallRecord<O> {
                     Some(output),
                 ),
                 // A code skill still gets its typed output: it never needed the JSON.
-                Err(error) => (
+                Ok(Err(error)) => (
                     CallResult::Failed {
                         failure: ToolFailure::Error(format!(
                             "tool result could not be serialized to JSON: {error}"
@@ -356,23 +508,25 @@ impl<O: Serialize + 'static> CallRecord<O> {
             },
             CallResult::Invalid { reason } => (CallResult::Invalid { reason }, None),
             CallResult::Denied { reason } => (CallResult::Denied { reason }, None),
+            CallResult::Withheld { reason } => (CallResult::Withheld { reason }, None),
             CallResult::Failed { failure } => (CallResult::Failed { failure }, None),
         };
         let record = CallRecord {
             args,
             result,
-            decisions,
+            before,
+            after,
             effect,
         };
         (record, output)
     }
 }
 
-/// Arguments as JSON for observers; they came from JSON (or were built as `Args`), so a failure
-/// is reported in place rather than dropped.
-fn json(value: &impl Serialize) -> Value {
+/// Arguments or an output as JSON for observers and dynamic interceptors; they came from JSON (or
+/// were built as Rust values), so a failure is reported in place rather than dropped.
+pub(crate) fn json(value: &impl Serialize) -> Value {
     serde_json::to_value(value)
-        .unwrap_or_else(|error| Value::String(format!("<arguments not serializable: {error}>")))
+        .unwrap_or_else(|error| Value::String(format!("<not serializable as JSON: {error}>")))
 }
 
 #[cfg(test)]

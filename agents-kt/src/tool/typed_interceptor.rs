@@ -4,7 +4,11 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::Tool;
-use crate::{FnInterceptor, Interceptor, InterceptorReturn};
+use crate::interceptor::markers::{ValueOnly, WithContext};
+use crate::interceptor::name_of;
+use crate::{
+    Gate, InterceptContext, Interceptor, InterceptorReturn, IntoGate, IntoInterceptor,
+};
 
 /// Links a tool's argument type back to its tool, so an interceptor written over `&Args` knows
 /// which tool's chain it belongs to. `#[tool]` implements it; implement it by hand for a
@@ -44,11 +48,11 @@ pub trait ToolArguments {
 
 /// What [`AgentBuilder::before_tool_call`](crate::AgentBuilder::before_tool_call) accepts: a
 /// [`ToolInterceptor`], or a function (or closure) over some tool's `&Args` — such as one marked
-/// `#[before_tool_call(tool)]`.
+/// `#[before_tool_call(tool)]` — optionally with a trailing `&InterceptContext`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an interceptor for a tool",
-    label = "expected a `ToolInterceptor<T>` or a function `fn(&<Tool>Args) -> Decision<<Tool>Args, <Tool>Output>`",
-    note = "the replacement must be the tool's `Args` and the substitute its `Output`"
+    label = "expected a `ToolInterceptor<T>` or a function `fn(&<Tool>Args) -> Decision<<Tool>Args, <Tool>Output>` (optionally with a trailing `&InterceptContext`)",
+    note = "the replacement must be the tool's `Args` and the substitute its `Output`; an interceptor over `(&str, &Value)` for every tool is registered with `.on_before_tool_call(..)`"
 )]
 pub trait IntoToolInterceptor<T: Tool, M> {
     /// The interceptor.
@@ -61,15 +65,28 @@ impl<T: Tool> IntoToolInterceptor<T, ()> for ToolInterceptor<T> {
     }
 }
 
-/// Marker for [`IntoToolInterceptor`] implemented by functions over `&A`.
+/// Marker for the conversions implemented by functions over `&A`.
 #[doc(hidden)]
 pub struct FromFn<A, D, M>(std::marker::PhantomData<(A, D, M)>);
 
-impl<T, A, F, D, M> IntoToolInterceptor<T, FromFn<A, D, M>> for F
+impl<T, A, F, D, M> IntoToolInterceptor<T, FromFn<A, D, ValueOnly<M>>> for F
 where
     T: Tool<Args = A>,
     A: ToolArguments<Tool = T> + Clone + Send + Sync + 'static,
     F: Fn(&A) -> D + Send + Sync + 'static,
+    D: InterceptorReturn<A, T::Output, M> + 'static,
+    M: 'static,
+{
+    fn into_tool_interceptor(self) -> ToolInterceptor<T> {
+        ToolInterceptor::new(self)
+    }
+}
+
+impl<T, A, F, D, M> IntoToolInterceptor<T, FromFn<A, D, WithContext<M>>> for F
+where
+    T: Tool<Args = A>,
+    A: ToolArguments<Tool = T> + Clone + Send + Sync + 'static,
+    F: Fn(&A, &InterceptContext<'_>) -> D + Send + Sync + 'static,
     D: InterceptorReturn<A, T::Output, M> + 'static,
     M: 'static,
 {
@@ -102,19 +119,20 @@ where
 /// ```
 pub struct ToolInterceptor<T: Tool> {
     pub(crate) inner: Arc<dyn Interceptor<T::Args, T::Output>>,
+    pub(crate) name: Option<&'static str>,
 }
 
 impl<T: Tool> ToolInterceptor<T> {
-    /// An interceptor from a closure over `&T::Args`, sync or async, returning a `Decision`, a
-    /// `Result<Decision, E>`, or a future of either.
-    pub fn new<F, D, M>(f: F) -> Self
+    /// An interceptor from a closure over `&T::Args` (optionally with a trailing
+    /// `&InterceptContext`), sync or async, returning a `Decision`, a `Result<Decision, E>`, or a
+    /// future of either.
+    pub fn new<F, M>(f: F) -> Self
     where
-        F: Fn(&T::Args) -> D + Send + Sync + 'static,
-        D: InterceptorReturn<T::Args, T::Output, M> + 'static,
-        M: 'static,
+        F: IntoInterceptor<T::Args, T::Output, T::Args, M>,
     {
         ToolInterceptor {
-            inner: Arc::new(FnInterceptor::<F, T::Args, M>::new(f)),
+            name: name_of::<F>(),
+            inner: f.into_interceptor(),
         }
     }
 
@@ -128,8 +146,9 @@ impl<T: Tool> ToolInterceptor<T> {
     }
 
     /// An interceptor from any [`Interceptor`] implementation with state of its own.
-    pub fn from_interceptor(interceptor: impl Interceptor<T::Args, T::Output> + 'static) -> Self {
+    pub fn from_interceptor<I: Interceptor<T::Args, T::Output> + 'static>(interceptor: I) -> Self {
         ToolInterceptor {
+            name: name_of::<I>(),
             inner: Arc::new(interceptor),
         }
     }
@@ -139,6 +158,7 @@ impl<T: Tool> Clone for ToolInterceptor<T> {
     fn clone(&self) -> Self {
         ToolInterceptor {
             inner: Arc::clone(&self.inner),
+            name: self.name,
         }
     }
 }
@@ -146,5 +166,119 @@ impl<T: Tool> Clone for ToolInterceptor<T> {
 impl<T: Tool> fmt::Debug for ToolInterceptor<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "ToolInterceptor<{}>", T::NAME)
+    }
+}
+
+/// What [`AgentBuilder::gate_tool_call`](crate::AgentBuilder::gate_tool_call) accepts: a
+/// function (or closure) over some tool's `&Args` — such as one marked `#[gate(tool)]` —
+/// optionally with a trailing `&InterceptContext`, returning a [`crate::Verdict`]; or an
+/// `impl Gate<Args>` wrapped in [`ToolGate::from_gate`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a gate for a tool",
+    label = "expected a function `fn(&<Tool>Args) -> Verdict` (optionally with a trailing `&InterceptContext`), or a `ToolGate<T>`",
+    note = "a gate for every tool over `(&str, &Value)` is registered with `.on_gate_tool_call(..)`"
+)]
+pub trait IntoToolGate<T: Tool, M> {
+    /// The gate.
+    fn into_tool_gate(self) -> ToolGate<T>;
+}
+
+impl<T: Tool> IntoToolGate<T, ()> for ToolGate<T> {
+    fn into_tool_gate(self) -> ToolGate<T> {
+        self
+    }
+}
+
+impl<T, A, F, M> IntoToolGate<T, FromFn<A, (), M>> for F
+where
+    T: Tool<Args = A>,
+    A: ToolArguments<Tool = T> + 'static,
+    F: IntoGate<A, A, M> + 'static,
+{
+    fn into_tool_gate(self) -> ToolGate<T> {
+        ToolGate {
+            name: name_of::<F>(),
+            inner: self.into_gate(),
+        }
+    }
+}
+
+/// A gate for tool `T` alone, over its typed arguments after the interceptor chain.
+///
+/// ```
+/// # use std::borrow::Cow;
+/// # use agents_kt::{Tool, ToolContext, ToolError};
+/// # #[derive(Clone, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+/// # pub struct WriteArgs { pub path: String }
+/// # pub struct Write;
+/// # impl Tool for Write {
+/// #     const NAME: &'static str = "write";
+/// #     type Args = WriteArgs;
+/// #     type Output = String;
+/// #     fn description(&self) -> Cow<'static, str> { "Write.".into() }
+/// #     async fn call(&self, _: WriteArgs, _: &ToolContext) -> Result<String, ToolError> { Ok("ok".into()) }
+/// # }
+/// use agents_kt::{ToolGate, Verdict};
+/// let under_tmp = ToolGate::<Write>::new(|args: &WriteArgs| {
+///     if args.path.starts_with("/tmp/") { Verdict::Allow } else { Verdict::deny("outside /tmp") }
+/// });
+/// ```
+pub struct ToolGate<T: Tool> {
+    pub(crate) inner: Arc<dyn Gate<T::Args>>,
+    pub(crate) name: Option<&'static str>,
+}
+
+impl<T: Tool> ToolGate<T> {
+    /// A gate from a closure over `&T::Args` (optionally with a trailing `&InterceptContext`).
+    pub fn new<F, M>(f: F) -> Self
+    where
+        F: IntoGate<T::Args, T::Args, M>,
+    {
+        ToolGate {
+            name: name_of::<F>(),
+            inner: f.into_gate(),
+        }
+    }
+
+    /// A gate from any [`Gate`] implementation with state of its own.
+    pub fn from_gate<G: Gate<T::Args> + 'static>(gate: G) -> Self {
+        ToolGate {
+            name: name_of::<G>(),
+            inner: Arc::new(gate),
+        }
+    }
+}
+
+/// What [`AgentBuilder::after_tool_call`](crate::AgentBuilder::after_tool_call) accepts for tool
+/// `T`: a function (or closure) over `&T::Output` — such as one marked `#[after_tool_call(tool)]`
+/// — optionally with a trailing `&InterceptContext`, returning `Decision<Output, Output>`; or an
+/// `impl Interceptor<Output, Output>`. The output type does not say which tool it belongs to, so
+/// name the tool: `.after_tool_call::<GetWeather, _>(redact)`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an after-tool interceptor for tool `{T}`",
+    label = "expected a function `fn(&<Tool>Output) -> Decision<<Tool>Output, <Tool>Output>` (optionally with a trailing `&InterceptContext`), or an `impl Interceptor<Output, Output>`"
+)]
+pub trait IntoAfterToolInterceptor<T: Tool, M> {
+    /// The interceptor and its name.
+    fn into_after_tool_interceptor(self) -> ToolInterceptorOf<T::Output>;
+}
+
+/// A typed interceptor over `X` deciding with `X`, with the name it is reported by.
+#[doc(hidden)]
+pub struct ToolInterceptorOf<X> {
+    pub(crate) inner: Arc<dyn Interceptor<X, X>>,
+    pub(crate) name: Option<&'static str>,
+}
+
+impl<T, F, M> IntoAfterToolInterceptor<T, M> for F
+where
+    T: Tool,
+    F: IntoInterceptor<T::Output, T::Output, T::Output, M>,
+{
+    fn into_after_tool_interceptor(self) -> ToolInterceptorOf<T::Output> {
+        ToolInterceptorOf {
+            name: name_of::<F>(),
+            inner: self.into_interceptor(),
+        }
     }
 }

@@ -1,0 +1,186 @@
+//! Whose call an interceptor or gate judges: the run, the agent, the skill, the turn, the tool call,
+//! the MCP principal, and the caller's own per-run [`Extensions`].
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::RunIds;
+
+/// Typed values a caller attaches to one run (the end user, a tenant, an approval channel), read
+/// back by interceptors and gates through [`InterceptContext::extensions`]. One value per type.
+///
+/// ```
+/// use agents_kt::Extensions;
+/// #[derive(Debug, PartialEq)]
+/// struct EndUser(&'static str);
+/// let extensions = Extensions::new().with(EndUser("ada"));
+/// assert_eq!(extensions.get::<EndUser>(), Some(&EndUser("ada")));
+/// assert_eq!(extensions.get::<u32>(), None);
+/// ```
+#[derive(Clone, Default)]
+pub struct Extensions {
+    values: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+}
+
+impl Extensions {
+    /// No extensions.
+    pub fn new() -> Self {
+        Extensions::default()
+    }
+
+    /// These extensions plus `value` (replacing any earlier value of its type).
+    pub fn with<T: Any + Send + Sync>(mut self, value: T) -> Self {
+        self.insert(value);
+        self
+    }
+
+    /// Add `value`, replacing any earlier value of its type.
+    pub fn insert<T: Any + Send + Sync>(&mut self, value: T) {
+        self.values.insert(TypeId::of::<T>(), Arc::new(value));
+    }
+
+    /// The value of type `T`, if one was attached.
+    pub fn get<T: Any + Send + Sync>(&self) -> Option<&T> {
+        self.values.get(&TypeId::of::<T>())?.downcast_ref()
+    }
+
+    /// Whether nothing is attached.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+}
+
+impl fmt::Debug for Extensions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Extensions")
+            .field("values", &self.values.len())
+            .finish()
+    }
+}
+
+/// What an interceptor, gate or after-interceptor knows about the call it judges. Taken as an
+/// optional trailing `&InterceptContext` parameter; it borrows from the run, so building one costs
+/// nothing.
+///
+/// ```
+/// use agents_kt::{Agent, Decision, Extensions, InterceptContext, Reply, ScriptedModel};
+///
+/// struct EndUser(String);
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let agent: Agent<String, String> = Agent::builder("desk")
+///     .model(ScriptedModel::new([Reply::text("hi")]))
+///     .on_before_turn(|_messages: &[agents_kt::Message], ctx: &InterceptContext| {
+///         match ctx.extensions().get::<EndUser>() {
+///             Some(user) if user.0 == "ada" => Decision::Proceed,
+///             _ => Decision::deny(format!("unknown user in {}", ctx.ids().session_id)),
+///         }
+///     })
+///     .build()?;
+/// let ada = Extensions::new().with(EndUser("ada".into()));
+/// assert_eq!(agent.run_with("hello".into(), ada).await?, "hi");
+/// assert!(agent.run("hello".into()).await.is_err());
+/// # Ok(()) }
+/// ```
+#[derive(Clone, Copy)]
+pub struct InterceptContext<'a> {
+    pub(crate) ids: &'a RunIds,
+    pub(crate) agent: &'a str,
+    pub(crate) skill: Option<&'a str>,
+    pub(crate) turn: u32,
+    pub(crate) tool: Option<&'a str>,
+    pub(crate) tool_call_id: Option<&'a str>,
+    pub(crate) client: Option<&'a str>,
+    pub(crate) extensions: &'a Extensions,
+    /// The model's raw arguments, for dynamic after-tool interceptors (which see them with the
+    /// result).
+    pub(crate) args: Option<&'a Value>,
+}
+
+impl<'a> InterceptContext<'a> {
+    /// A context outside any agent run (for unit-testing an interceptor, or running a chain by
+    /// hand with [`crate::chain::run_chain`]).
+    ///
+    /// ```
+    /// use agents_kt::{Extensions, InterceptContext, RunIds};
+    /// let ids = RunIds { run_id: "r".into(), session_id: "s".into() };
+    /// let extensions = Extensions::new();
+    /// let ctx = InterceptContext::detached(&ids, &extensions);
+    /// assert_eq!(ctx.agent(), "");
+    /// assert_eq!(ctx.tool_call_id(), None);
+    /// ```
+    pub fn detached(ids: &'a RunIds, extensions: &'a Extensions) -> Self {
+        InterceptContext {
+            ids,
+            agent: "",
+            skill: None,
+            turn: 0,
+            tool: None,
+            tool_call_id: None,
+            client: None,
+            extensions,
+            args: None,
+        }
+    }
+
+    /// The run's ids (its session id names the session an approval is for).
+    pub fn ids(&self) -> &'a RunIds {
+        self.ids
+    }
+
+    /// The agent's name.
+    pub fn agent(&self) -> &'a str {
+        self.agent
+    }
+
+    /// The skill running (at the skill point: the skill asked for), if one was chosen yet.
+    pub fn skill(&self) -> Option<&'a str> {
+        self.skill
+    }
+
+    /// The model turn, from 1; 0 before the first turn (a skill decision, a code skill's first
+    /// tool call).
+    pub fn turn(&self) -> u32 {
+        self.turn
+    }
+
+    /// The tool called, at the tool points.
+    pub fn tool(&self) -> Option<&'a str> {
+        self.tool
+    }
+
+    /// The tool call's id, at the tool points.
+    pub fn tool_call_id(&self) -> Option<&'a str> {
+        self.tool_call_id
+    }
+
+    /// The MCP principal when the call came over MCP (the authenticated principal over HTTP, the
+    /// client's own name over stdio); `None` otherwise.
+    pub fn client(&self) -> Option<&'a str> {
+        self.client
+    }
+
+    /// What the caller attached to this run with `run_with` / `session_with`.
+    pub fn extensions(&self) -> &'a Extensions {
+        self.extensions
+    }
+}
+
+impl fmt::Debug for InterceptContext<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("InterceptContext")
+            .field("ids", self.ids)
+            .field("agent", &self.agent)
+            .field("skill", &self.skill)
+            .field("turn", &self.turn)
+            .field("tool", &self.tool)
+            .field("tool_call_id", &self.tool_call_id)
+            .field("client", &self.client)
+            .finish_non_exhaustive()
+    }
+}

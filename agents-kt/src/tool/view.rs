@@ -1,0 +1,145 @@
+//! How one tool chain serves typed and dynamic interceptors alike: the value travels as a
+//! [`Viewed`] — typed, plus its JSON when a dynamic link reads it — and two adapters put typed and
+//! dynamic interceptors into the same chain, in registration order.
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::runtime::json;
+use crate::{Decision, InterceptContext, Intercepted, Interceptor};
+
+/// A value in a tool's chain: the typed value, and — when the chain holds a dynamic link — the
+/// JSON that dynamic links see (the caller's raw JSON until someone replaces it).
+pub(crate) struct Viewed<X> {
+    pub typed: X,
+    pub json: Option<Value>,
+}
+
+impl<X> Viewed<X> {
+    pub(crate) fn new(typed: X, json: Option<Value>) -> Self {
+        Viewed { typed, json }
+    }
+}
+
+/// A typed interceptor (over `&X`) in a chain of [`Viewed<X>`]. A replacement keeps the JSON view
+/// in step when the chain keeps one.
+pub(crate) struct TypedLink<X, R>(pub Arc<dyn Interceptor<X, R>>);
+
+impl<X: Serialize + Send + Sync, R> Interceptor<Viewed<X>, R> for TypedLink<X, R> {
+    fn intercept<'a>(
+        &'a self,
+        value: &'a Viewed<X>,
+        ctx: &'a InterceptContext<'_>,
+    ) -> Intercepted<'a, Viewed<X>, R> {
+        let keep_json = value.json.is_some();
+        match self.0.intercept(&value.typed, ctx) {
+            Intercepted::Ready(decision) => Intercepted::Ready(viewed(decision, keep_json)),
+            Intercepted::Pending(future) => {
+                Intercepted::Pending(Box::pin(async move { viewed(future.await, keep_json) }))
+            }
+        }
+    }
+}
+
+fn viewed<X: Serialize, R>(decision: Decision<X, R>, keep_json: bool) -> Decision<Viewed<X>, R> {
+    match decision {
+        Decision::Proceed => Decision::Proceed,
+        Decision::ProceedWith(typed) => {
+            let json = keep_json.then(|| json(&typed));
+            Decision::ProceedWith(Viewed { typed, json })
+        }
+        Decision::Deny(reason) => Decision::Deny(reason),
+        Decision::Substitute(result) => Decision::Substitute(result),
+    }
+}
+
+/// A dynamic interceptor (over JSON) in a chain of [`Viewed<X>`]: it sees the JSON view, and its
+/// JSON replacement or substitute is converted to the typed one. A value that does not convert
+/// denies, saying why (fail closed).
+pub(crate) struct JsonLink<X, R> {
+    inner: Arc<dyn Interceptor<Value, Value>>,
+    /// What the JSON stands for, in a denial's reason: "arguments of tool 'x'", say.
+    what: &'static str,
+    tool: &'static str,
+    _types: PhantomData<fn() -> (X, R)>,
+}
+
+impl<X, R> JsonLink<X, R> {
+    pub(crate) fn new(
+        inner: Arc<dyn Interceptor<Value, Value>>,
+        what: &'static str,
+        tool: &'static str,
+    ) -> Self {
+        JsonLink {
+            inner,
+            what,
+            tool,
+            _types: PhantomData,
+        }
+    }
+}
+
+impl<X, R> Interceptor<Viewed<X>, R> for JsonLink<X, R>
+where
+    X: DeserializeOwned + Send + Sync + 'static,
+    R: DeserializeOwned + 'static,
+{
+    fn intercept<'a>(
+        &'a self,
+        value: &'a Viewed<X>,
+        ctx: &'a InterceptContext<'_>,
+    ) -> Intercepted<'a, Viewed<X>, R> {
+        let Some(json) = &value.json else {
+            // The runtime builds the view whenever a dynamic link is in the chain; never guess.
+            return Intercepted::Ready(Decision::Deny(format!(
+                "the {} of tool '{}' could not be shown to an interceptor as JSON",
+                self.what, self.tool
+            )));
+        };
+        let (what, tool) = (self.what, self.tool);
+        match self.inner.intercept(json, ctx) {
+            Intercepted::Ready(decision) => Intercepted::Ready(typed(decision, what, tool)),
+            Intercepted::Pending(future) => {
+                Intercepted::Pending(Box::pin(async move { typed(future.await, what, tool) }))
+            }
+        }
+    }
+}
+
+/// Convert a JSON decision into the chain's types.
+fn typed<X: DeserializeOwned, R: DeserializeOwned>(
+    decision: Decision<Value, Value>,
+    what: &str,
+    tool: &str,
+) -> Decision<Viewed<X>, R> {
+    match decision {
+        Decision::Proceed => Decision::Proceed,
+        Decision::Deny(reason) => Decision::Deny(reason),
+        Decision::ProceedWith(replacement) => match from_json(&replacement) {
+            Ok(typed) => Decision::ProceedWith(Viewed {
+                typed,
+                json: Some(replacement),
+            }),
+            Err(error) => Decision::Deny(format!(
+                "interceptor's replacement {what} do not fit tool '{tool}': {error}"
+            )),
+        },
+        Decision::Substitute(result) => match from_json(&result) {
+            Ok(result) => Decision::Substitute(result),
+            Err(error) => Decision::Deny(format!(
+                "interceptor's substitute result does not fit the output of tool '{tool}': {error}"
+            )),
+        },
+    }
+}
+
+/// A typed value from a JSON value, read back from its text: every tool already parses its
+/// arguments from text, so this reuses that code instead of instantiating serde_json's `Value`
+/// deserializer for each tool's types (hundreds of lines of LLVM IR per tool, for a rare path).
+fn from_json<V: DeserializeOwned>(value: &Value) -> Result<V, serde_json::Error> {
+    serde_json::from_str(&value.to_string())
+}
