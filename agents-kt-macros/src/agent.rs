@@ -9,9 +9,9 @@ use syn::{Attribute, Ident, ImplItem, ImplItemFn, ItemImpl, Type};
 
 use crate::attr::{AgentAttr, InterceptorAttr, SkillAttr, ToolAttr, krate};
 use crate::errors::Errors;
-use crate::interceptor::{Point, check_params, decision_check};
+use crate::interceptor::{Point, check_params, decision_check, point_types, verdict_check};
 use crate::naming::closest;
-use crate::signature::{self, Receiver, Signature};
+use crate::signature::{self, ParamKind, Receiver, Signature};
 use crate::skill::{self, SkillDef, SkillParts};
 use crate::tool::{self, Target, ToolDef, tool_ident};
 
@@ -210,14 +210,8 @@ fn gather(block: &mut ItemImpl, errors: &mut Errors) -> Vec<Marked> {
             "tool" => Role::Tool(ToolAttr::parse(args, errors)),
             "skill" => Role::Skill(SkillAttr::parse(args, errors)),
             other => {
-                let parsed =
-                    InterceptorAttr::parse(args, other, other == "before_tool_call", errors);
-                Role::Interceptor(match (other, parsed.tool) {
-                    ("before_tool_call", Some(tool)) => Point::Tool(tool),
-                    ("before_tool_call", None) => Point::AnyTool,
-                    ("before_turn", _) => Point::Turn,
-                    _ => Point::Skill,
-                })
+                let parsed = InterceptorAttr::parse(args, other, Point::takes_tool(other), errors);
+                Role::Interceptor(Point::of(other, parsed.tool))
             }
         };
         marked.push(Marked {
@@ -238,6 +232,10 @@ fn marker(attribute: &Attribute) -> Option<&'static str> {
         "before_tool_call",
         "before_turn",
         "before_skill",
+        "gate",
+        "gate_turn",
+        "gate_skill",
+        "after_tool_call",
     ]
     .into_iter()
     .find(|known| *known == last)
@@ -268,7 +266,12 @@ fn check_tool_names(marked: &[Marked], errors: &mut Errors) {
                     seen.push((name, &entry.sig.ident));
                 }
             }
-            Role::Interceptor(Point::Tool(tool)) if !tool_fns.contains(&tool.to_string()) => {
+            Role::Interceptor(point)
+                if point
+                    .tool()
+                    .is_some_and(|tool| !tool_fns.contains(&tool.to_string())) =>
+            {
+                let Some(tool) = point.tool() else { continue };
                 let suggestion = closest(&tool.to_string(), tool_fns.iter().map(String::as_str))
                     .map(|close| format!("; did you mean `{close}`?"))
                     .unwrap_or_else(|| {
@@ -288,7 +291,9 @@ fn check_tool_names(marked: &[Marked], errors: &mut Errors) {
     }
 }
 
-/// The registration of one interceptor method, plus checks of its decision type.
+/// The registration of one interceptor, gate or after-interceptor method, plus checks of its
+/// decision (or verdict) type. The generated closure always takes the context, and passes it on
+/// when the method takes it; the registration is named after the method.
 fn interceptor(
     krate: &TokenStream,
     point: &Point,
@@ -298,49 +303,30 @@ fn interceptor(
     items: &mut Vec<TokenStream>,
 ) -> Option<TokenStream> {
     let sig = &entry.sig;
-    let wanted = if matches!(point, Point::AnyTool) {
-        2
-    } else {
-        1
-    };
-    if sig.params.len() != wanted {
+    let wanted = point.arity();
+    let takes_context = sig
+        .params
+        .last()
+        .is_some_and(|p| p.kind == ParamKind::InterceptContext);
+    if sig.params.len() != wanted + usize::from(takes_context) {
         return None;
     }
-    let value = krate_value(krate);
-    let message = quote!(#krate::Message);
-    let (params, decided, substitute): (Vec<TokenStream>, TokenStream, TokenStream) = match point {
-        Point::Tool(tool) => {
-            let tool_type = tool_ident(tool);
-            (
-                vec![quote!(&<#tool_type as #krate::Tool>::Args)],
-                quote!(<#tool_type as #krate::Tool>::Args),
-                quote!(<#tool_type as #krate::Tool>::Output),
-            )
+    let (params, decided) = point_types(krate, point, &quote!(#output));
+    match decided {
+        Some((replacement, substitute)) => {
+            items.push(decision_check(krate, sig, replacement, substitute))
         }
-        Point::AnyTool => (
-            vec![quote!(&str), quote!(&#value)],
-            value.clone(),
-            value.clone(),
-        ),
-        Point::Turn => (
-            vec![quote!(&[#message])],
-            quote!(::std::vec::Vec<#message>),
-            quote!(#output),
-        ),
-        Point::Skill => (
-            vec![quote!(&str)],
-            quote!(::std::string::String),
-            quote!(#output),
-        ),
-    };
-    items.push(decision_check(krate, sig, decided, substitute));
-    if let (Point::Tool(tool), Some(Type::Reference(reference))) =
-        (point, sig.params.first().map(|p| &p.ty))
+        None => items.push(verdict_check(krate, sig)),
+    }
+    if let (Some(tool), Some(Type::Reference(reference))) =
+        (point.tool(), sig.params.first().map(|p| &p.ty))
     {
         let tool_type = tool_ident(tool);
         let argument = &*reference.elem;
-        let check = quote_spanned! {argument.span()=>
-            #krate::__private::assert_arguments_of::<#tool_type, #argument>();
+        let check = if matches!(point, Point::AfterTool(_)) {
+            quote_spanned!(argument.span()=> #krate::__private::assert_output_of::<#tool_type, #argument>();)
+        } else {
+            quote_spanned!(argument.span()=> #krate::__private::assert_arguments_of::<#tool_type, #argument>();)
         };
         items.push(quote! {
             const _: () = {
@@ -353,7 +339,7 @@ fn interceptor(
         .map(|n| quote::format_ident!("__a{}", n))
         .collect();
     // Each argument is passed spanned at the user's parameter type, so a wrong type is reported there.
-    let passed: Vec<TokenStream> = sig
+    let mut passed: Vec<TokenStream> = sig
         .params
         .iter()
         .zip(&arguments)
@@ -365,15 +351,28 @@ fn interceptor(
             }
         })
         .collect();
+    if takes_context {
+        passed.push(if sig.is_async {
+            quote!(&__ctx.context())
+        } else {
+            quote!(__ctx)
+        });
+    }
     let name = &sig.ident;
     let callee = match sig.receiver {
         Receiver::Ref => quote!(__this.#name),
         Receiver::None => quote!(<#self_ty>::#name),
     };
     let body = if sig.is_async {
+        let snapshot = if takes_context {
+            quote!(let __ctx = #krate::__private::ContextSnapshot::of(__ctx);)
+        } else {
+            quote!()
+        };
         quote! {
             let __this = #krate::__private::Arc::clone(&__this);
             #(let #arguments = #krate::__private::ToOwned::to_owned(#arguments);)*
+            #snapshot
             async move { #callee(#(#passed),*).await }
         }
     } else {
@@ -382,9 +381,12 @@ fn interceptor(
     let closure = quote! {{
         let __this = #krate::__private::Arc::clone(&__this);
         let _ = &__this;
-        move |#(#arguments: #params),*| { #body }
+        move |#(#arguments: #params,)* __ctx: &#krate::InterceptContext<'_>| {
+            let _ = &__ctx;
+            #body
+        }
     }};
-    Some(match point {
+    let registration = match point {
         Point::Tool(tool) => {
             let tool_type = tool_ident(tool);
             quote!(.before_tool_call(#krate::ToolInterceptor::<#tool_type>::new(#closure)))
@@ -392,9 +394,19 @@ fn interceptor(
         Point::AnyTool => quote!(.on_before_tool_call(#closure)),
         Point::Turn => quote!(.on_before_turn(#closure)),
         Point::Skill => quote!(.on_before_skill(#closure)),
-    })
-}
-
-fn krate_value(krate: &TokenStream) -> TokenStream {
-    quote!(#krate::__private::serde_json::Value)
+        Point::GateTool(tool) => {
+            let tool_type = tool_ident(tool);
+            quote!(.gate_tool_call(#krate::ToolGate::<#tool_type>::new(#closure)))
+        }
+        Point::GateAnyTool => quote!(.on_gate_tool_call(#closure)),
+        Point::GateTurn => quote!(.gate_turn(#closure)),
+        Point::GateSkill => quote!(.gate_skill(#closure)),
+        Point::AfterTool(tool) => {
+            let tool_type = tool_ident(tool);
+            quote!(.after_tool_call::<#tool_type, _>(#closure))
+        }
+        Point::AfterAnyTool => quote!(.on_after_tool_call(#closure)),
+    };
+    let label = name.to_string();
+    Some(quote!(#registration .named(#label)))
 }

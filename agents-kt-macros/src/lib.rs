@@ -52,6 +52,30 @@ pub fn before_skill(args: TokenStream, item: TokenStream) -> TokenStream {
     interceptor::expand("before_skill", args.into(), item.into()).into()
 }
 
+/// Make a function a tool-call gate. See `agents_kt::gate`.
+#[proc_macro_attribute]
+pub fn gate(args: TokenStream, item: TokenStream) -> TokenStream {
+    interceptor::expand("gate", args.into(), item.into()).into()
+}
+
+/// Make a function a model-turn gate. See `agents_kt::gate_turn`.
+#[proc_macro_attribute]
+pub fn gate_turn(args: TokenStream, item: TokenStream) -> TokenStream {
+    interceptor::expand("gate_turn", args.into(), item.into()).into()
+}
+
+/// Make a function a skill gate. See `agents_kt::gate_skill`.
+#[proc_macro_attribute]
+pub fn gate_skill(args: TokenStream, item: TokenStream) -> TokenStream {
+    interceptor::expand("gate_skill", args.into(), item.into()).into()
+}
+
+/// Make a function an after-tool interceptor. See `agents_kt::after_tool_call`.
+#[proc_macro_attribute]
+pub fn after_tool_call(args: TokenStream, item: TokenStream) -> TokenStream {
+    interceptor::expand("after_tool_call", args.into(), item.into()).into()
+}
+
 #[cfg(test)]
 mod tests {
     use quote::quote;

@@ -22,6 +22,8 @@ pub(crate) enum ParamKind {
     ToolContext,
     /// `SkillContext<OUT>`: the code skill's handle on its run.
     SkillContext,
+    /// `&InterceptContext`: whose call an interceptor or gate judges.
+    InterceptContext,
 }
 
 pub(crate) struct Param {
@@ -124,6 +126,7 @@ fn kind_of(ty: &Type) -> ParamKind {
     };
     match (ty, last_segment(inner).as_deref()) {
         (Type::Reference(_), Some("ToolContext")) => ParamKind::ToolContext,
+        (Type::Reference(_), Some("InterceptContext")) => ParamKind::InterceptContext,
         (Type::Path(_), Some("SkillContext")) => ParamKind::SkillContext,
         _ => ParamKind::Value,
     }

@@ -141,10 +141,10 @@ pub(crate) fn generate(def: &SkillDef, errors: &mut Errors) -> SkillParts {
                 call_args.push(quote!(#name));
             }
             ParamKind::SkillContext => call_args.push(quote!(__ctx)),
-            ParamKind::ToolContext => {
+            ParamKind::ToolContext | ParamKind::InterceptContext => {
                 errors.at(
                     &param.ty,
-                    "a skill receives `SkillContext<OUT>`, not `&ToolContext`",
+                    "a skill receives `SkillContext<OUT>`, not `&ToolContext` or `&InterceptContext`",
                 );
             }
         }

@@ -181,8 +181,8 @@ pub(crate) fn generate(def: &ToolDef, errors: &mut Errors) -> TokenStream {
     for (position, param) in sig.params.iter().enumerate() {
         match param.kind {
             ParamKind::ToolContext => call_args.push(quote!(__ctx)),
-            ParamKind::SkillContext => {
-                errors.at(&param.ty, "a tool receives `&ToolContext`, not `SkillContext`: skills call tools, tools do not run skills");
+            ParamKind::SkillContext | ParamKind::InterceptContext => {
+                errors.at(&param.ty, "a tool receives `&ToolContext`, not `SkillContext` or `&InterceptContext`: skills call tools, tools do not run skills");
                 call_args.push(quote!(::core::unreachable!()));
             }
             ParamKind::Value => {

@@ -103,7 +103,10 @@ pub use tool::{
     ToolError, ToolGate, ToolInterceptor,
 };
 
-pub use macros::{agent, before_skill, before_tool_call, before_turn, skill, tool};
+pub use macros::{
+    after_tool_call, agent, before_skill, before_tool_call, before_turn, gate, gate_skill,
+    gate_turn, skill, tool,
+};
 
 /// The README's code compiles and runs as a doctest.
 #[cfg(doctest)]
@@ -115,8 +118,8 @@ pub mod prelude {
     pub use crate::{
         Agent, AgentError, AgentEvent, Budget, Decision, Extensions, InterceptContext, Message,
         ModelClient, PipelineEvent, Reply, ScriptedModel, Skill, SkillContext, SkillError, Tool,
-        ToolContext, ToolError, ToolGate, ToolInterceptor, Verdict, agent,
-        before_skill, before_tool_call, before_turn, skill, tool,
+        ToolContext, ToolError, ToolGate, ToolInterceptor, Verdict, after_tool_call, agent,
+        before_skill, before_tool_call, before_turn, gate, gate_skill, gate_turn, skill, tool,
     };
 }
 

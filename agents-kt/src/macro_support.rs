@@ -184,3 +184,65 @@ impl<T: crate::Tool> TypedCall<T> {
         }
     }
 }
+
+/// An owned copy of an [`crate::InterceptContext`], so an `async fn` interceptor or gate written
+/// with a context parameter can hold it across `.await` in its `'static` future. Generated code
+/// takes the snapshot before the future and lends it back as a context inside it.
+pub struct ContextSnapshot {
+    ids: crate::RunIds,
+    agent: String,
+    skill: Option<String>,
+    turn: u32,
+    tool: Option<String>,
+    tool_call_id: Option<String>,
+    client: Option<String>,
+    extensions: crate::Extensions,
+    args: Option<serde_json::Value>,
+}
+
+impl ContextSnapshot {
+    /// Copy `ctx`.
+    pub fn of(ctx: &crate::InterceptContext<'_>) -> Self {
+        ContextSnapshot {
+            ids: ctx.ids.clone(),
+            agent: ctx.agent.to_string(),
+            skill: ctx.skill.map(str::to_string),
+            turn: ctx.turn,
+            tool: ctx.tool.map(str::to_string),
+            tool_call_id: ctx.tool_call_id.map(str::to_string),
+            client: ctx.client.map(str::to_string),
+            extensions: ctx.extensions.clone(),
+            args: ctx.args.cloned(),
+        }
+    }
+
+    /// The context again, borrowing this copy.
+    pub fn context(&self) -> crate::InterceptContext<'_> {
+        crate::InterceptContext {
+            ids: &self.ids,
+            agent: &self.agent,
+            skill: self.skill.as_deref(),
+            turn: self.turn,
+            tool: self.tool.as_deref(),
+            tool_call_id: self.tool_call_id.as_deref(),
+            client: self.client.as_deref(),
+            extensions: &self.extensions,
+            args: self.args.as_ref(),
+        }
+    }
+}
+
+/// Compile-time check that `V` is what a gate may return.
+pub fn assert_verdict<V: crate::IntoVerdict<M>, M>() {}
+
+/// Links an output type to a tool, for checking a typed after-tool interceptor's parameter.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not the output type of tool `{T}`",
+    label = "an after-tool interceptor for `{T}` takes `&<{T} as Tool>::Output`",
+    note = "name the right tool, or take its output type"
+)]
+pub trait OutputOf<T> {}
+impl<T: crate::Tool> OutputOf<T> for T::Output {}
+
+/// Compile-time check that `O` is tool `T`'s output type.
+pub fn assert_output_of<T, O: OutputOf<T>>() {}

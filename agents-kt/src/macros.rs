@@ -223,3 +223,108 @@ pub use agents_kt_macros::skill;
 /// }
 /// ```
 pub use agents_kt_macros::agent;
+
+/// Makes a function a gate: a check that runs after the interceptor chain, on the final value
+/// (after any `ProceedWith`), and always wins. `#[gate(tool_fn)]` guards one tool over
+/// `&<Tool>Args`; plain `#[gate]` every tool over `(&str, &serde_json::Value)`. A gate returns
+/// [`Verdict`](crate::Verdict) (or `Result<Verdict, E>`, `Err` = deny), may be `async`, and may
+/// take a trailing `&InterceptContext`. Register it with
+/// [`AgentBuilder::gate_tool_call`](crate::AgentBuilder::gate_tool_call) /
+/// [`AgentBuilder::on_gate_tool_call`](crate::AgentBuilder::on_gate_tool_call), or put it in an
+/// [`agent`] block.
+///
+/// ```
+/// use agents_kt::prelude::*;
+///
+/// /// Writes a file.
+/// #[tool]
+/// fn write_file(path: String) -> String { format!("wrote {path}") }
+///
+/// /// Rewrite: relative paths go under /tmp.
+/// #[before_tool_call(write_file)]
+/// fn absolutize(args: &WriteFileArgs) -> Decision<WriteFileArgs, String> {
+///     if args.path.starts_with('/') { Decision::Proceed }
+///     else { Decision::ProceedWith(WriteFileArgs { path: format!("/tmp/{}", args.path) }) }
+/// }
+///
+/// /// Check: sees the rewritten path, and its Deny wins over the ProceedWith above.
+/// #[gate(write_file)]
+/// fn only_tmp(args: &WriteFileArgs, ctx: &InterceptContext) -> Verdict {
+///     let _ = ctx.ids();
+///     if args.path.starts_with("/tmp/") { Verdict::Allow } else { Verdict::deny("outside /tmp") }
+/// }
+///
+/// let agent: Result<Agent<String, String>, _> = Agent::builder("files")
+///     .model(ScriptedModel::default())
+///     .tool(WriteFile)
+///     .before_tool_call(absolutize)
+///     .gate_tool_call(only_tmp)
+///     .build();
+/// assert!(agent.is_ok());
+/// ```
+///
+/// A gate cannot rewrite: returning a decision does not compile.
+///
+/// ```compile_fail
+/// use agents_kt::prelude::*;
+/// #[gate_turn]
+/// fn rewrite(messages: &[Message]) -> Decision<Vec<Message>, String> { Decision::Proceed }
+/// ```
+pub use agents_kt_macros::gate;
+
+/// Makes a function a gate on every model turn, over `&[Message]` (after the turn interceptors).
+/// See [`gate`].
+///
+/// ```
+/// use agents_kt::prelude::*;
+/// #[gate_turn]
+/// fn no_secrets(messages: &[Message]) -> Verdict {
+///     if messages.iter().any(|m| m.content.contains("sk-")) { Verdict::deny("a key in the prompt") } else { Verdict::Allow }
+/// }
+/// let agent: Agent<String, String> = Agent::builder("a").model(ScriptedModel::default()).gate_turn(no_secrets).build().unwrap();
+/// # let _ = agent;
+/// ```
+pub use agents_kt_macros::gate_turn;
+
+/// Makes a function a gate on the skill about to run, over its name (after the skill
+/// interceptors). See [`gate`].
+///
+/// ```
+/// use agents_kt::prelude::*;
+/// #[gate_skill]
+/// fn business_hours(skill: &str, ctx: &InterceptContext) -> Verdict {
+///     let _ = (skill, ctx.agent());
+///     Verdict::Allow
+/// }
+/// let agent: Agent<String, String> = Agent::builder("a").model(ScriptedModel::default()).gate_skill(business_hours).build().unwrap();
+/// # let _ = agent;
+/// ```
+pub use agents_kt_macros::gate_skill;
+
+/// Makes a function an after-tool interceptor: it sees a tool's result before the model,
+/// observers and session do. `#[after_tool_call(tool_fn)]` takes `&<Tool output>` and returns
+/// `Decision<Output, Output>`: `ProceedWith`/`Substitute` replace the result, `Deny` withholds it
+/// (the model reads `ERROR: Tool '<name>' result withheld by policy: <reason>`). Plain
+/// `#[after_tool_call]` sees every tool as `(&str, &Value, &Value)` (name, arguments, result).
+/// Register a typed one naming its tool: `.after_tool_call::<Tool, _>(f)`.
+///
+/// ```
+/// use agents_kt::prelude::*;
+///
+/// /// Fetches a page.
+/// #[tool]
+/// fn fetch(url: String) -> String { format!("<html>{url} api_key=sk-123</html>") }
+///
+/// #[after_tool_call(fetch)]
+/// fn redact(page: &String) -> Decision<String, String> {
+///     if page.contains("sk-") { Decision::ProceedWith(page.replace("sk-123", "[redacted]")) } else { Decision::Proceed }
+/// }
+///
+/// let agent: Result<Agent<String, String>, _> = Agent::builder("web")
+///     .model(ScriptedModel::default())
+///     .tool(Fetch)
+///     .after_tool_call::<Fetch, _>(redact)
+///     .build();
+/// assert!(agent.is_ok());
+/// ```
+pub use agents_kt_macros::after_tool_call;
