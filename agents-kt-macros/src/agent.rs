@@ -85,6 +85,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                         &mut errors,
                     ),
                     param_docs: tool_attr.params.clone(),
+                    blocking: tool_attr.blocking,
                     target: Target::Method {
                         self_ty: Box::new(self_ty.clone()),
                     },

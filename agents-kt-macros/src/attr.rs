@@ -3,6 +3,7 @@
 
 use proc_macro2::TokenStream;
 use syn::meta::ParseNestedMeta;
+use syn::spanned::Spanned;
 use syn::parse::{ParseStream, Parser};
 use syn::{Ident, LitStr, Path, Token, Type};
 
@@ -34,12 +35,14 @@ fn parse_keys(
     }
 }
 
-/// `#[tool(name = "...", description = "...", params(arg = "..."), crate = path)]`
+/// `#[tool(name = "...", description = "...", params(arg = "..."), blocking, crate = path)]`
 #[derive(Default)]
 pub(crate) struct ToolAttr {
     pub name: Option<LitStr>,
     pub description: Option<LitStr>,
     pub params: Vec<(Ident, LitStr)>,
+    /// The span of a `blocking` key: run the sync body on the blocking pool.
+    pub blocking: Option<proc_macro2::Span>,
     pub krate: Option<Path>,
 }
 
@@ -49,10 +52,11 @@ impl ToolAttr {
         parse_keys(
             args,
             "tool",
-            &["name", "description", "params", "crate"],
+            &["name", "description", "params", "blocking", "crate"],
             errors,
             |key, meta| {
                 match key {
+                    "blocking" => attr.blocking = Some(meta.path.span()),
                     "name" => attr.name = Some(meta.value()?.parse()?),
                     "description" => attr.description = Some(meta.value()?.parse()?),
                     "params" => meta.parse_nested_meta(|param| {

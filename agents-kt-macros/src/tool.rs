@@ -29,6 +29,8 @@ pub(crate) struct ToolDef<'a> {
     pub name: String,
     pub description: String,
     pub param_docs: Vec<(Ident, LitStr)>,
+    /// `#[tool(blocking)]`: the sync body runs on the blocking pool.
+    pub blocking: Option<proc_macro2::Span>,
     pub target: Target,
 }
 
@@ -86,6 +88,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         name: tool_name(&attr, &sig),
         description: description(&attr, &function.attrs, &sig, &mut errors),
         param_docs: attr.params,
+        blocking: attr.blocking,
         target: Target::Free,
     };
     let generated = if sig.faulty {
@@ -212,13 +215,26 @@ pub(crate) fn generate(def: &ToolDef, errors: &mut Errors) -> TokenStream {
         #krate::__private::assert_tool_output::<#output>();
     });
     let function = &sig.ident;
+    let blocking = def.blocking.is_some() && !sig.is_async;
+    // On the blocking pool the method's agent is an owned `Arc`, not `self.agent`.
+    let agent = if blocking {
+        quote!(__agent)
+    } else {
+        quote!(self.agent)
+    };
     let call = match (&def.target, &sig.receiver) {
         (Target::Free, _) => quote!(#function(#(#call_args),*)),
-        (Target::Method { .. }, Receiver::Ref) => quote!(self.agent.#function(#(#call_args),*)),
+        (Target::Method { .. }, Receiver::Ref) => quote!(#agent.#function(#(#call_args),*)),
         (Target::Method { self_ty }, Receiver::None) => {
             quote!(<#self_ty>::#function(#(#call_args),*))
         }
     };
+    if let (Some(span), true) = (def.blocking, sig.is_async) {
+        errors.push(syn::Error::new(
+            span,
+            "`blocking` runs a synchronous body on the blocking pool; an `async fn` tool is already polled on the runtime: drop `blocking`, or make the function sync",
+        ));
+    }
     let call = if sig.is_async {
         quote!(#call.await)
     } else {
@@ -228,6 +244,27 @@ pub(crate) fn generate(def: &ToolDef, errors: &mut Errors) -> TokenStream {
         quote!(#krate::__private::tool_result(#call))
     } else {
         quote!(::core::result::Result::Ok(#call))
+    };
+    // The body moves to the blocking pool with owned copies of what it uses, so a deadline can
+    // cut it off without stalling the runtime's threads.
+    let result = if blocking {
+        let take_agent = match &def.target {
+            Target::Method { .. } => quote! {
+                let __agent = #krate::__private::Arc::clone(&self.agent);
+            },
+            Target::Free => quote!(),
+        };
+        quote! {{
+            #take_agent
+            let __ctx = ::core::clone::Clone::clone(__ctx);
+            #krate::__private::run_blocking(move || {
+                let __ctx = &__ctx;
+                let _ = __ctx;
+                #result
+            }).await
+        }}
+    } else {
+        result
     };
     let (name, description) = (&def.name, &def.description);
     let args_doc = format!("Arguments of the `{name}` tool.");

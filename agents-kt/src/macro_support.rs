@@ -246,3 +246,18 @@ impl<T: crate::Tool> OutputOf<T> for T::Output {}
 
 /// Compile-time check that `O` is tool `T`'s output type.
 pub fn assert_output_of<T, O: OutputOf<T>>() {}
+
+/// Runs a `#[tool(blocking)]` body on Tokio's blocking pool: the runtime's threads stay free, and
+/// the tool's deadline can give up on it (the thread finishes on its own; its result is dropped).
+/// A panic in the body is re-raised here, where the tool runner turns it into a failed call.
+pub async fn run_blocking<O: Send + 'static>(
+    body: impl FnOnce() -> Result<O, ToolError> + Send + 'static,
+) -> Result<O, ToolError> {
+    match tokio::task::spawn_blocking(body).await {
+        Ok(result) => result,
+        Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+        Err(error) => Err(ToolError::new(format!(
+            "the blocking tool body did not finish: {error}"
+        ))),
+    }
+}

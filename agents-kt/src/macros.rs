@@ -8,6 +8,9 @@
 ///   required.
 /// - `name = "..."` overrides the tool name (default: the function's name).
 /// - `params(arg = "...")` describes parameters in the schema; `Option<T>` parameters are optional.
+/// - `blocking`: a sync body that blocks (file or database I/O, heavy compute) runs on Tokio's
+///   blocking pool, so it never stalls the runtime and `Budget::per_tool_timeout` cuts it off at
+///   its deadline (the thread finishes on its own; its result is dropped).
 /// - Sync or async; returns `T` or `Result<T, E>` with `E: Display` (the error text goes to the
 ///   model).
 /// - `crate = path` when `agents-kt` is renamed in your manifest.
