@@ -84,6 +84,10 @@ impl Tool for WriteFile {
     }
 }
 
+impl agents_kt::ToolArguments for WriteFileArgs {
+    type Tool = WriteFile;
+}
+
 /// Arguments of [`FetchAccount`].
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
 pub struct FetchAccountArgs {
@@ -157,6 +161,10 @@ impl Tool for GetWeather {
             city => Ok(json!({"city": city, "celsius": 18})),
         }
     }
+}
+
+impl agents_kt::ToolArguments for GetWeatherArgs {
+    type Tool = GetWeather;
 }
 
 /// Arguments of [`Sleep`].
