@@ -312,7 +312,7 @@ fn interceptor(
     if sig.params.len() != wanted + usize::from(takes_context) {
         return None;
     }
-    let (params, decided) = point_types(krate, point, &quote!(#output));
+    let (params, decided) = point_types(krate, point, &quote!(#output), false);
     match decided {
         Some((replacement, substitute)) => {
             items.push(decision_check(krate, sig, replacement, substitute))
@@ -390,7 +390,7 @@ fn interceptor(
     let registration = match point {
         Point::Tool(tool) => {
             let tool_type = tool_ident(tool);
-            quote!(.before_tool_call(#krate::ToolInterceptor::<#tool_type>::new(#closure)))
+            quote!(.before_tool_call(#krate::ToolInterceptor::<#tool_type>::with_context(#closure)))
         }
         Point::AnyTool => quote!(.on_before_tool_call(#closure)),
         Point::Turn => quote!(.on_before_turn(#closure)),

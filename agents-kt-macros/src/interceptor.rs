@@ -163,20 +163,31 @@ pub(crate) fn check_params(
 }
 
 /// The types a point's value parameters take, what a replacement must be and what a substitute
-/// must be (`None` for a gate, which returns a `Verdict`).
+/// must be (`None` for a gate, which returns a `Verdict`). A tool is named by its function: on a
+/// free function through the type alias `#[tool]` generates under the function's name (so a
+/// misspelt name is one error, with rustc's suggestion), in an `#[agent]` block by its type.
 pub(crate) fn point_types(
     krate: &TokenStream,
     point: &Point,
     output: &TokenStream,
+    through_alias: bool,
 ) -> (Vec<TokenStream>, Option<(TokenStream, TokenStream)>) {
     let value = quote!(#krate::__private::serde_json::Value);
     let message = quote!(#krate::Message);
+    let tool_type = |tool: &Ident| {
+        if through_alias {
+            quote!(#tool)
+        } else {
+            let tool_type = crate::tool::tool_ident(tool);
+            quote!(#tool_type)
+        }
+    };
     let args_of = |tool: &Ident| {
-        let tool_type = crate::tool::tool_ident(tool);
+        let tool_type = tool_type(tool);
         quote!(<#tool_type as #krate::Tool>::Args)
     };
     let output_of = |tool: &Ident| {
-        let tool_type = crate::tool::tool_ident(tool);
+        let tool_type = tool_type(tool);
         quote!(<#tool_type as #krate::Tool>::Output)
     };
     match point {
@@ -311,7 +322,7 @@ fn free_function_checks(krate: &TokenStream, point: &Point, sig: &Signature) -> 
     if point.is_gate() {
         checks.extend(verdict_check(krate, sig));
     } else if !matches!(point, Point::Turn | Point::Skill) {
-        let (_, decided) = point_types(krate, point, &quote!(()));
+        let (_, decided) = point_types(krate, point, &quote!(()), true);
         if let Some((replacement, substitute)) = decided {
             checks.extend(decision_check(krate, sig, replacement, substitute));
         }

@@ -91,7 +91,7 @@ where
     M: 'static,
 {
     fn into_tool_interceptor(self) -> ToolInterceptor<T> {
-        ToolInterceptor::new(self)
+        ToolInterceptor::with_context(self)
     }
 }
 
@@ -123,17 +123,34 @@ pub struct ToolInterceptor<T: Tool> {
 }
 
 impl<T: Tool> ToolInterceptor<T> {
-    /// An interceptor from a closure over `&T::Args` (optionally with a trailing
-    /// `&InterceptContext`), sync or async, returning a `Decision`, a `Result<Decision, E>`, or a
-    /// future of either.
-    pub fn new<F, M>(f: F) -> Self
+    /// An interceptor from a closure over `&T::Args`, sync or async, returning a `Decision`, a
+    /// `Result<Decision, E>`, or a future of either.
+    pub fn new<F, D, M>(f: F) -> Self
     where
-        F: IntoInterceptor<T::Args, T::Output, T::Args, M>,
+        F: Fn(&T::Args) -> D + Send + Sync + 'static,
+        D: InterceptorReturn<T::Args, T::Output, M> + 'static,
+        M: 'static,
+    {
+        Self::with_context(move |args: &T::Args, _: &InterceptContext<'_>| f(args))
+            .renamed(name_of::<F>())
+    }
+
+    /// An interceptor from a closure over `(&T::Args, &InterceptContext)`.
+    pub fn with_context<F, D, M>(f: F) -> Self
+    where
+        F: Fn(&T::Args, &InterceptContext<'_>) -> D + Send + Sync + 'static,
+        D: InterceptorReturn<T::Args, T::Output, M> + 'static,
+        M: 'static,
     {
         ToolInterceptor {
             name: name_of::<F>(),
-            inner: f.into_interceptor(),
+            inner: IntoInterceptor::<_, _, T::Args, WithContext<M>>::into_interceptor(f),
         }
+    }
+
+    fn renamed(mut self, name: Option<&'static str>) -> Self {
+        self.name = name;
+        self
     }
 
     /// An interceptor from a function over a tool's arguments, the tool found through
