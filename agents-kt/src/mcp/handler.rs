@@ -116,11 +116,12 @@ where
             tool.output_schema = spec.output_schema.map(|schema| Arc::new(object(schema)));
             Some(tool)
         });
+        let schema = Arc::new(self.skill_input().schema.clone());
         let skills = self.exposed.skills.iter().map(|name| {
             McpTool::new(
                 name.clone(),
                 format!("Skill '{name}' of agent '{}'.", agent.name()),
-                object(skill_input_schema::<IN>()),
+                Arc::clone(&schema),
             )
         });
         tools
@@ -176,7 +177,9 @@ where
         let skill = self
             .exposed
             .agent
-            .call_skill_for(&client.name, &name, arguments, skill_input::<IN>)
+            .call_skill_for(&client.name, &name, arguments, |arguments| {
+                self.skill_input().read(arguments)
+            })
             .await;
         Ok(match skill {
             Ok(SkillCall::Output(output)) => output_result(&name, &output),
@@ -236,34 +239,52 @@ fn object(schema: Value) -> Map<String, Value> {
     }
 }
 
-/// An exposed skill's input schema: `IN`'s own when it is an object, else `{input: IN}`.
-fn skill_input_schema<IN: JsonSchema>() -> Value {
-    let mut schema = serde_json::to_value(schemars::schema_for!(IN)).unwrap_or(Value::Null);
-    if let Value::Object(map) = &mut schema {
-        map.remove("$schema");
+/// How an exposed skill's input crosses MCP: `IN`'s own schema when it is an object, else
+/// wrapped as `{input: IN}`. Worked out once per server.
+pub(crate) struct SkillInput {
+    schema: Map<String, Value>,
+    wrapped: bool,
+}
+
+impl SkillInput {
+    fn of<IN: JsonSchema>() -> Self {
+        let mut schema = serde_json::to_value(schemars::schema_for!(IN)).unwrap_or(Value::Null);
+        if let Value::Object(map) = &mut schema {
+            map.remove("$schema");
+        }
+        if schema.get("type") == Some(&json!("object")) {
+            SkillInput {
+                schema: object(schema),
+                wrapped: false,
+            }
+        } else {
+            let wrapped = json!({"type": "object", "properties": {"input": schema}, "required": ["input"]});
+            SkillInput {
+                schema: object(wrapped),
+                wrapped: true,
+            }
+        }
     }
-    if schema.get("type") == Some(&json!("object")) {
-        schema
-    } else {
-        json!({"type": "object", "properties": {"input": schema}, "required": ["input"]})
+
+    /// The skill's input from a call's arguments.
+    fn read<IN: DeserializeOwned>(&self, arguments: Value) -> Result<IN, String> {
+        let value = if self.wrapped {
+            arguments.get("input").cloned().unwrap_or(Value::Null)
+        } else {
+            arguments
+        };
+        serde_json::from_value(value).map_err(|error| error.to_string())
     }
 }
 
-/// An exposed skill's input from a call's arguments (see [`skill_input_schema`]).
-fn skill_input<IN: DeserializeOwned + JsonSchema>(arguments: Value) -> Result<IN, String> {
-    let wrapped = skill_input_schema::<IN>()
-        .pointer("/properties/input")
-        .is_some()
-        && serde_json::to_value(schemars::schema_for!(IN))
-            .ok()
-            .and_then(|s| s.get("type").cloned())
-            != Some(json!("object"));
-    let value = if wrapped {
-        arguments.get("input").cloned().unwrap_or(Value::Null)
-    } else {
-        arguments
-    };
-    serde_json::from_value(value).map_err(|error| error.to_string())
+impl<IN, OUT> Handler<IN, OUT>
+where
+    IN: McpSkillTypes + Sync,
+    OUT: AgentOutput + Serialize + Sync,
+{
+    fn skill_input(&self) -> &SkillInput {
+        self.exposed.skill_input.get_or_init(SkillInput::of::<IN>)
+    }
 }
 
 impl<IN, OUT> ServerHandler for Handler<IN, OUT>

@@ -28,6 +28,7 @@ use crate::AgentOutput;
 pub(crate) struct Principal(pub String);
 
 /// A running HTTP server: where it listens, and how to stop it.
+#[derive(Debug)]
 pub struct McpHttpServer {
     address: SocketAddr,
     stop: CancellationToken,

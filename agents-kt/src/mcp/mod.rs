@@ -50,6 +50,8 @@ struct Exposed<IN, OUT> {
     agent: Agent<IN, OUT>,
     tools: Vec<&'static str>,
     skills: Vec<String>,
+    /// The exposed skills' input schema (every skill takes the agent's `IN`), worked out once.
+    skill_input: std::sync::OnceLock<handler::SkillInput>,
     policy: Option<Policy>,
     http: HttpOptions,
     /// Caps concurrent `tools/call`s; later calls wait for a permit.
@@ -79,6 +81,7 @@ impl<IN: AgentInput, OUT: AgentOutput> McpServer<IN, OUT> {
                 agent,
                 tools: Vec::new(),
                 skills: Vec::new(),
+                skill_input: std::sync::OnceLock::new(),
                 policy: None,
                 http: HttpOptions {
                     authenticator: None,
@@ -166,12 +169,37 @@ impl<IN: AgentInput, OUT: AgentOutput> McpServerBuilder<IN, OUT> {
 
     /// Check the configuration.
     pub fn build(self) -> Result<McpServer<IN, OUT>, BuildError> {
-        if let Some(error) = self.errors.into_iter().next() {
+        if let Some(error) = BuildError::all(self.errors) {
             return Err(error);
         }
         Ok(McpServer {
             inner: Arc::new(self.exposed),
         })
+    }
+}
+
+impl<IN, OUT> std::fmt::Debug for McpServer<IN, OUT> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.inner.fmt_fields(f.debug_struct("McpServer"))
+    }
+}
+
+impl<IN, OUT> std::fmt::Debug for McpServerBuilder<IN, OUT> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.exposed
+            .fmt_fields(f.debug_struct("McpServerBuilder"))
+    }
+}
+
+impl<IN, OUT> Exposed<IN, OUT> {
+    fn fmt_fields(&self, mut f: std::fmt::DebugStruct<'_, '_>) -> std::fmt::Result {
+        f.field("agent", &self.agent)
+            .field("tools", &self.tools)
+            .field("skills", &self.skills)
+            .field("client_policy", &self.policy.is_some())
+            .field("authenticator", &self.http.authenticator.is_some())
+            .field("max_body_bytes", &self.http.max_body_bytes)
+            .finish_non_exhaustive()
     }
 }
 

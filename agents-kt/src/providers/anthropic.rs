@@ -23,7 +23,8 @@ const API_VERSION: &str = "2023-06-01";
 /// ```
 #[derive(Debug, Clone)]
 pub struct Anthropic {
-    client: reqwest::Client,
+    /// The HTTP client, or why it could not be built (reported by every call, not swallowed).
+    client: Result<reqwest::Client, ModelError>,
     base_url: String,
     api_key: Option<String>,
     model: String,
@@ -36,7 +37,7 @@ impl Anthropic {
     pub fn new(model: impl Into<String>) -> Self {
         let settings = HttpSettings::default();
         Anthropic {
-            client: settings.client().unwrap_or_default(),
+            client: settings.client(),
             base_url: "https://api.anthropic.com".into(),
             api_key: None,
             model: model.into(),
@@ -80,16 +81,13 @@ impl Anthropic {
 
     /// Timeouts and retries.
     pub fn settings(mut self, settings: HttpSettings) -> Self {
-        if let Ok(client) = settings.client() {
-            self.client = client;
-        }
+        self.client = settings.client();
         self.settings = settings;
         self
     }
 
-    fn post(&self, body: &str) -> reqwest::RequestBuilder {
-        let request = self
-            .client
+    fn post(&self, client: &reqwest::Client, body: &str) -> reqwest::RequestBuilder {
+        let request = client
             .post(format!("{}/v1/messages", self.base_url))
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .header("anthropic-version", API_VERSION)
@@ -335,8 +333,12 @@ impl Provider for Anthropic {
         self.body(request, stream)
     }
 
-    fn post(&self, body: &str) -> reqwest::RequestBuilder {
-        self.post(body)
+    fn client(&self) -> Result<&reqwest::Client, ModelError> {
+        self.client.as_ref().map_err(Clone::clone)
+    }
+
+    fn post(&self, client: &reqwest::Client, body: &str) -> reqwest::RequestBuilder {
+        self.post(client, body)
     }
 
     fn settings(&self) -> &HttpSettings {

@@ -18,8 +18,10 @@ pub(crate) trait Provider: Send + Sync {
     type Decoder: Decoder + Default;
     /// The request body for `request`.
     fn body(&self, request: &ChatRequest, stream: bool) -> serde_json::Value;
+    /// The HTTP client, or why it could not be built.
+    fn client(&self) -> Result<&reqwest::Client, ModelError>;
     /// A POST of `body` to the provider's endpoint, with its headers.
-    fn post(&self, body: &str) -> RequestBuilder;
+    fn post(&self, client: &reqwest::Client, body: &str) -> RequestBuilder;
     /// Timeouts and retries.
     fn settings(&self) -> &HttpSettings;
     /// A whole (non-streamed) answer.
@@ -32,8 +34,9 @@ pub(crate) fn chat<'a, P: Provider>(
     request: &'a ChatRequest,
 ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
     async move {
+        let client = provider.client()?;
         let body = provider.body(request, false).to_string();
-        let reply = send(|| provider.post(&body), provider.settings()).await?;
+        let reply = send(|| provider.post(client, &body), provider.settings()).await?;
         P::response(&json_body(reply).await?)
     }
     .boxed()
@@ -46,7 +49,10 @@ pub(crate) fn chat_stream<'a, P: Provider>(
 ) -> ChatStream<'a> {
     let body = provider.body(request, true).to_string();
     let idle = provider.settings().idle_timeout;
-    stream::once(async move { send(|| provider.post(&body), provider.settings()).await })
+    stream::once(async move {
+        let client = provider.client()?;
+        send(|| provider.post(client, &body), provider.settings()).await
+    })
         .map_ok(move |reply| sse::chunks(reply, idle, P::Decoder::default()))
         .try_flatten()
         .boxed()

@@ -25,7 +25,8 @@ use crate::{
 /// ```
 #[derive(Debug, Clone)]
 pub struct OpenAiCompatible {
-    client: reqwest::Client,
+    /// The HTTP client, or why it could not be built (reported by every call, not swallowed).
+    client: Result<reqwest::Client, ModelError>,
     base_url: String,
     api_key: Option<String>,
     model: String,
@@ -39,7 +40,7 @@ impl OpenAiCompatible {
     pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> Self {
         let settings = HttpSettings::default();
         OpenAiCompatible {
-            client: settings.client().unwrap_or_default(),
+            client: settings.client(),
             base_url: base_url.into().trim_end_matches('/').to_string(),
             api_key: None,
             model: model.into(),
@@ -85,9 +86,7 @@ impl OpenAiCompatible {
 
     /// Timeouts and retries.
     pub fn settings(mut self, settings: HttpSettings) -> Self {
-        if let Ok(client) = settings.client() {
-            self.client = client;
-        }
+        self.client = settings.client();
         self.settings = settings;
         self
     }
@@ -97,9 +96,8 @@ impl OpenAiCompatible {
         &self.model
     }
 
-    fn post(&self, body: &str) -> reqwest::RequestBuilder {
-        let request = self
-            .client
+    fn post(&self, client: &reqwest::Client, body: &str) -> reqwest::RequestBuilder {
+        let request = client
             .post(format!("{}/chat/completions", self.base_url))
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .body(body.to_string());
@@ -313,8 +311,12 @@ impl Provider for OpenAiCompatible {
         self.body(request, stream)
     }
 
-    fn post(&self, body: &str) -> reqwest::RequestBuilder {
-        self.post(body)
+    fn client(&self) -> Result<&reqwest::Client, ModelError> {
+        self.client.as_ref().map_err(Clone::clone)
+    }
+
+    fn post(&self, client: &reqwest::Client, body: &str) -> reqwest::RequestBuilder {
+        self.post(client, body)
     }
 
     fn settings(&self) -> &HttpSettings {
