@@ -29,15 +29,19 @@ impl Payments {
         format!("transferred {cents} cents to {to}")
     }
 
-    /// Asks a human, without blocking the runtime, whether the transfer may go ahead.
+    /// Asks a human, without blocking the runtime, whether the transfer may go ahead — naming the
+    /// session it approves, from the interceptor's context.
     #[before_tool_call(transfer)]
     async fn ask_a_human(
         &self,
         args: &TransferArgs,
+        ctx: &InterceptContext,
     ) -> Result<Decision<TransferArgs, String>, String> {
         let question = format!(
-            "approve transfer of {} cents to {}? [y / n / new amount] ",
-            args.cents, args.to
+            "[{}] approve transfer of {} cents to {}? [y / n / new amount] ",
+            ctx.ids().session_id,
+            args.cents,
+            args.to
         );
         let answer = match self.mode {
             Mode::AutoApprove => "y".to_string(),

@@ -1,5 +1,6 @@
-//! Quickstart: an agent with three tools and interceptors showing all four decisions, run offline
-//! on a scripted model, printing a transcript of what happened.
+//! Quickstart: an agent with three tools and interceptors showing all four decisions — and the
+//! pattern to keep: rewrite in an interceptor, check in a gate — run offline on a scripted model,
+//! printing a transcript of what happened.
 //!
 //! `cargo run --example quickstart`
 
@@ -45,14 +46,34 @@ fn capitalize_city(args: &GetWeatherArgs) -> Decision<GetWeatherArgs, Value> {
     }
 }
 
-/// Deny: system paths are off-limits, whatever tool tries.
-#[before_tool_call]
-fn system_paths_are_off_limits(name: &str, args: &Value) -> Decision<Value, Value> {
-    let path = args["path"].as_str().unwrap_or_default();
-    if name == "writeFile" && path.starts_with("/etc/") {
-        Decision::deny("system paths are off-limits")
+/// ProceedWith: relative paths resolve against the app's directory, `..` included. A rewrite can
+/// turn a harmless-looking path into a system path — so the check must see the result.
+#[before_tool_call(write_file)]
+fn absolutize(args: &WriteFileArgs) -> Decision<WriteFileArgs, String> {
+    if args.path.starts_with('/') {
+        return Decision::Proceed;
+    }
+    let mut parts = vec!["srv", "app"];
+    for part in args.path.split('/') {
+        match part {
+            ".." => drop(parts.pop()),
+            "." | "" => {}
+            part => parts.push(part),
+        }
+    }
+    let path = format!("/{}", parts.join("/"));
+    Decision::ProceedWith(WriteFileArgs { path, ..args.clone() })
+}
+
+/// Deny, as a gate: it runs after every interceptor, on the final (rewritten) arguments, and its
+/// Deny always wins. As an interceptor after `absolutize`, the seed's "first non-Proceed wins"
+/// rule would let `absolutize`'s ProceedWith win and the write happen.
+#[gate(write_file)]
+fn system_paths_are_off_limits(args: &WriteFileArgs) -> Verdict {
+    if args.path.starts_with("/etc/") {
+        Verdict::deny("system paths are off-limits")
     } else {
-        Decision::Proceed
+        Verdict::Allow
     }
 }
 
@@ -76,15 +97,17 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             ("get_weather", json!({"city": "paris"})),
             (
                 "writeFile",
-                json!({"path": "/etc/passwd", "contents": "root::0:0"}),
+                json!({"path": "../../etc/passwd", "contents": "root::0:0"}),
             ),
             ("fetchAccount", json!({"id": "acc-42"})),
         ]),
         Reply::tool_call(
             "writeFile",
-            json!({"path": "/tmp/report.txt", "contents": "18C and sunny"}),
+            json!({"path": "reports/paris.txt", "contents": "18C and sunny"}),
         ),
-        Reply::text("Paris is sunny at 18C; the report is in /tmp/report.txt; balance 100.00 USD."),
+        Reply::text(
+            "Paris is sunny at 18C; the report is in /srv/app/reports/paris.txt; balance 100.00 USD.",
+        ),
     ]);
 
     let agent: Agent<String, String> = Agent::builder("quickstart")
@@ -95,12 +118,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .tool(FetchAccount)
         .on_before_turn(injection_filter)
         .before_tool_call(capitalize_city)
-        .on_before_tool_call(system_paths_are_off_limits)
+        .before_tool_call(absolutize)
+        .gate_tool_call(system_paths_are_off_limits)
         // Substitute: a cached account instead of the unreachable bank.
         .on_before_tool_call(|name: &str, _args: &Value| match name {
             "fetchAccount" => Decision::Substitute(json!({"balance": 10000, "currency": "USD"})),
             _ => Decision::Proceed,
         })
+        .named("cached_account")
         .build()?;
 
     let mut events = agent.observe();

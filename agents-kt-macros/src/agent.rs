@@ -197,6 +197,7 @@ fn gather(block: &mut ItemImpl, errors: &mut Errors) -> Vec<Marked> {
         let Some((kind, attribute)) = role else {
             continue;
         };
+        signature::name_context_lifetime(&mut method.sig);
         let args = match &attribute.meta {
             syn::Meta::List(list) => list.tokens.clone(),
             _ => TokenStream::new(),

@@ -181,3 +181,23 @@ pub(crate) fn doc_text(attrs: &[syn::Attribute]) -> String {
         .collect();
     lines.join("\n").trim().to_string()
 }
+
+/// Write `&InterceptContext` as `&InterceptContext<'_>` in `sig`: an `async fn` may not elide a
+/// path's lifetime, and users should not have to know the context has one.
+pub(crate) fn name_context_lifetime(sig: &mut syn::Signature) {
+    for input in &mut sig.inputs {
+        let FnArg::Typed(typed) = input else { continue };
+        let Type::Reference(reference) = &mut *typed.ty else {
+            continue;
+        };
+        let Type::Path(path) = &mut *reference.elem else {
+            continue;
+        };
+        if let Some(last) = path.path.segments.last_mut()
+            && last.ident == "InterceptContext"
+            && last.arguments.is_none()
+        {
+            last.arguments = PathArguments::AngleBracketed(syn::parse_quote!(<'_>));
+        }
+    }
+}

@@ -52,7 +52,7 @@ pub(crate) fn free_function(
     what: &str,
     errors: &mut Errors,
 ) -> Result<(ItemFn, Signature), TokenStream> {
-    let function: ItemFn = match syn::parse2(item.clone()) {
+    let mut function: ItemFn = match syn::parse2(item.clone()) {
         Ok(function) => function,
         Err(_) => {
             errors.push(not_a_function(&item, macro_name));
@@ -60,6 +60,7 @@ pub(crate) fn free_function(
             return Err(quote!(#item #errors));
         }
     };
+    signature::name_context_lifetime(&mut function.sig);
     let sig = signature::read(&function.sig, what, errors);
     if let Receiver::Ref = sig.receiver {
         // Inside a plain impl block nothing can be generated next to the method: report only this.
