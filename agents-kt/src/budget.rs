@@ -173,10 +173,6 @@ impl BudgetTracker {
         }
     }
 
-    pub(crate) fn budget(&self) -> &Budget {
-        &self.budget
-    }
-
     /// Count a model turn; an error if it is one too many.
     pub(crate) fn begin_turn(&mut self) -> Result<u32, AgentError> {
         self.check_duration()?;

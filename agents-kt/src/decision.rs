@@ -82,13 +82,24 @@ pub enum DecisionKind {
     Substitute,
 }
 
-impl fmt::Display for DecisionKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+impl DecisionKind {
+    /// The decision's name, as displayed.
+    ///
+    /// ```
+    /// assert_eq!(agents_kt::DecisionKind::Deny.as_str(), "Deny");
+    /// ```
+    pub fn as_str(&self) -> &'static str {
+        match self {
             DecisionKind::Proceed => "Proceed",
             DecisionKind::ProceedWith => "ProceedWith",
             DecisionKind::Deny => "Deny",
             DecisionKind::Substitute => "Substitute",
-        })
+        }
+    }
+}
+
+impl fmt::Display for DecisionKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }

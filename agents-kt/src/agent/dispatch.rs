@@ -186,10 +186,10 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         structured: bool,
     ) -> Result<Answer, AgentError> {
         let decision = match &record.result {
-            CallResult::Withheld { .. } => "Withheld".to_string(),
-            _ => record.effect.to_string(),
+            CallResult::Withheld { .. } => "Withheld",
+            _ => record.effect.as_str(),
         };
-        tracing::Span::current().record("decision", decision.as_str());
+        tracing::Span::current().record("decision", decision);
         for (point, decisions) in [
             (InterceptionPoint::ToolCall, &record.before),
             (InterceptionPoint::AfterToolCall, &record.after),

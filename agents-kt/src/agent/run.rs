@@ -170,16 +170,17 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         result
     }
 
+    // The limits never change during a run: read them without the tracker's lock.
     pub(crate) fn tool_timeout(&self) -> std::time::Duration {
-        self.budget().budget().per_tool_timeout
+        self.core.budget.per_tool_timeout
     }
 
     pub(crate) fn max_tool_args_bytes(&self) -> usize {
-        self.budget().budget().max_tool_args_bytes
+        self.core.budget.max_tool_args_bytes
     }
 
     pub(crate) fn interceptor_timeout(&self) -> std::time::Duration {
-        self.budget().budget().interceptor_timeout
+        self.core.budget.interceptor_timeout
     }
 
     /// Keep a turn substitute taken inside a code skill; it is the run's output.
