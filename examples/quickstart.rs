@@ -4,8 +4,8 @@
 //!
 //! `cargo run --example quickstart`
 
-use agents_kt::prelude::*;
 use agents_kt::PipelineEvent;
+use agents_kt::prelude::*;
 use futures::{FutureExt, StreamExt};
 use serde_json::{Value, json};
 
@@ -62,7 +62,10 @@ fn absolutize(args: &WriteFileArgs) -> Decision<WriteFileArgs, String> {
         }
     }
     let path = format!("/{}", parts.join("/"));
-    Decision::ProceedWith(WriteFileArgs { path, ..args.clone() })
+    Decision::ProceedWith(WriteFileArgs {
+        path,
+        ..args.clone()
+    })
 }
 
 /// Deny, as a gate: it runs after every interceptor, on the final (rewritten) arguments, and its

@@ -92,7 +92,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         m.starts_with("ERROR: Tool 'read_config' result withheld by policy: the result of read_config contains a secret")
     });
     if leaked || !redacted || !withheld {
-        eprintln!("the redaction did not hold: leaked={leaked} redacted={redacted} withheld={withheld}");
+        eprintln!(
+            "the redaction did not hold: leaked={leaked} redacted={redacted} withheld={withheld}"
+        );
         std::process::exit(1);
     }
     println!("no secret and no injected instruction reached the model");

@@ -198,6 +198,9 @@ fn gather(block: &mut ItemImpl, errors: &mut Errors) -> Vec<Marked> {
             continue;
         };
         signature::name_context_lifetime(&mut method.sig);
+        if kind == "after_tool_call" {
+            method.attrs.push(crate::interceptor::after_tool_allowance());
+        }
         let args = match &attribute.meta {
             syn::Meta::List(list) => list.tokens.clone(),
             _ => TokenStream::new(),

@@ -3,8 +3,8 @@
 
 use proc_macro2::TokenStream;
 use syn::meta::ParseNestedMeta;
-use syn::spanned::Spanned;
 use syn::parse::{ParseStream, Parser};
+use syn::spanned::Spanned;
 use syn::{Ident, LitStr, Path, Token, Type};
 
 use crate::errors::Errors;

@@ -10,7 +10,9 @@ use std::time::Duration;
 use futures::FutureExt;
 
 use crate::gate::GateInChain;
-use crate::{Decision, DecisionKind, DecisionStage, Gate, InterceptContext, Intercepted, Interceptor};
+use crate::{
+    Decision, DecisionKind, DecisionStage, Gate, InterceptContext, Intercepted, Interceptor,
+};
 
 /// What a chain of interceptors decided about a value.
 #[derive(Debug)]
@@ -188,7 +190,8 @@ pub async fn run_chain<T, R>(
                             ))),
                         },
                     };
-                    decided.unwrap_or_else(|payload| Decision::Deny(panic_message(payload.as_ref())))
+                    decided
+                        .unwrap_or_else(|payload| Decision::Deny(panic_message(payload.as_ref())))
                 }
                 Err(payload) => Decision::Deny(panic_message(payload.as_ref())),
             }
@@ -324,9 +327,28 @@ fn non_string_payload(payload: &(dyn Any + Send)) -> String {
         };
     }
     known!(
-        i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64, bool, char,
-        Box<str>, std::borrow::Cow<'static, str>, std::io::Error, crate::AgentError,
-        crate::ToolError, serde_json::Value
+        i8,
+        i16,
+        i32,
+        i64,
+        i128,
+        isize,
+        u8,
+        u16,
+        u32,
+        u64,
+        u128,
+        usize,
+        f32,
+        f64,
+        bool,
+        char,
+        Box<str>,
+        std::borrow::Cow<'static, str>,
+        std::io::Error,
+        crate::AgentError,
+        crate::ToolError,
+        serde_json::Value
     );
     if let Some(error) = payload.downcast_ref::<Box<dyn std::error::Error + Send + Sync>>() {
         return format!("panicked with an error payload: {error}");

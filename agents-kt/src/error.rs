@@ -196,7 +196,9 @@ pub enum BuildError {
         fraction: f64,
     },
     /// `.named(..)` was called before any interceptor or gate was registered.
-    #[error("`.named(\"{name}\")` names the interceptor or gate registered just before it, and there is none")]
+    #[error(
+        "`.named(\"{name}\")` names the interceptor or gate registered just before it, and there is none"
+    )]
     NothingToName {
         /// The name given.
         name: String,

@@ -137,7 +137,7 @@ where
     V: GateReturn<M>,
 {
     fn check<'a>(&'a self, value: &'a T, _: &'a InterceptContext<'_>) -> Gated<'a> {
-        widen((self.f)(value.borrow()).into_gated())
+        (self.f)(value.borrow()).into_gated()
     }
 }
 
@@ -149,14 +149,7 @@ where
     V: GateReturn<M>,
 {
     fn check<'a>(&'a self, value: &'a T, ctx: &'a InterceptContext<'_>) -> Gated<'a> {
-        widen((self.f)(value.borrow(), ctx).into_gated())
-    }
-}
-
-fn widen<'a>(gated: Gated<'static>) -> Gated<'a> {
-    match gated {
-        Gated::Ready(verdict) => Gated::Ready(verdict),
-        Gated::Pending(future) => Gated::Pending(future),
+        (self.f)(value.borrow(), ctx).into_gated()
     }
 }
 

@@ -174,7 +174,7 @@ where
     D: InterceptorReturn<T, R, M>,
 {
     fn intercept<'a>(&'a self, value: &'a T, _: &'a InterceptContext<'_>) -> Intercepted<'a, T, R> {
-        widen((self.f)(value.borrow()).into_intercepted())
+        (self.f)(value.borrow()).into_intercepted()
     }
 }
 
@@ -190,15 +190,7 @@ where
         value: &'a T,
         ctx: &'a InterceptContext<'_>,
     ) -> Intercepted<'a, T, R> {
-        widen((self.f)(value.borrow(), ctx).into_intercepted())
-    }
-}
-
-/// A `'static` answer as one of a shorter lifetime.
-fn widen<'a, T, R>(answer: Intercepted<'static, T, R>) -> Intercepted<'a, T, R> {
-    match answer {
-        Intercepted::Ready(decision) => Intercepted::Ready(decision),
-        Intercepted::Pending(future) => Intercepted::Pending(future),
+        (self.f)(value.borrow(), ctx).into_intercepted()
     }
 }
 

@@ -73,9 +73,9 @@ mod tool;
 
 pub use agent::{Agent, AgentBuilder, AgentInput, AgentOutput, AgentSession, EventStream};
 pub use budget::{Budget, BudgetLimit, BudgetUsage};
+pub use context::{Extensions, InterceptContext};
 pub use decision::{Decision, DecisionKind};
 pub use error::{AgentError, BuildError};
-pub use context::{Extensions, InterceptContext};
 pub use events::{
     AgentEvent, DecisionStage, InterceptionPoint, InterceptorDecision, PipelineEvent, RunIds,
 };

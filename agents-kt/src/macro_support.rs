@@ -138,11 +138,13 @@ impl<T: crate::Tool> TypedCall<T> {
             parameters: serde_json::json!({"type": "object"}),
             output_schema: None,
         };
-        let mut chains = crate::tool::runtime::ToolChains::<T>::default();
-        chains.before = interceptors
-            .into_iter()
-            .map(|i| Link::new(std::sync::Arc::new(TypedLink(i.inner)) as _))
-            .collect();
+        let chains = crate::tool::runtime::ToolChains::<T> {
+            before: interceptors
+                .into_iter()
+                .map(|i| Link::new(std::sync::Arc::new(TypedLink(i.inner)) as _))
+                .collect(),
+            ..Default::default()
+        };
         TypedCall {
             runtime: crate::tool::runtime::ToolRuntime::new(tool, spec, chains),
             ids: crate::RunIds::default(),

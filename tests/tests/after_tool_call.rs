@@ -87,14 +87,20 @@ async fn a_withheld_result_never_reaches_the_model_and_is_audited() {
             last_message(&model, 1),
             "ERROR: Tool 'get_weather' result withheld by policy: contains a location"
         );
-        assert!(seen.lines("tool_use").is_empty(), "{path:?}: the result is withheld from observers");
+        assert!(
+            seen.lines("tool_use").is_empty(),
+            "{path:?}: the result is withheld from observers"
+        );
         let withheld: Vec<_> = drain(&mut pipeline)
             .into_iter()
             .filter(|e| matches!(e, PipelineEvent::ToolResultWithheld { reason, .. } if reason == "contains a location"))
             .collect();
         assert_eq!(withheld.len(), 1, "{path:?}");
         if path == Path::Session {
-            assert!(!format!("{events:?}").contains("\"celsius\""), "{path:?}: the session must not see it");
+            assert!(
+                !format!("{events:?}").contains("\"celsius\""),
+                "{path:?}: the session must not see it"
+            );
         }
     }
 }
@@ -117,7 +123,9 @@ async fn a_dynamic_replacement_that_does_not_fit_the_output_withholds_the_result
     agent.run("x".into()).await.unwrap();
     let text = last_message(&model, 1);
     assert!(
-        text.starts_with("ERROR: Tool 'writeFile' result withheld by policy: interceptor's replacement"),
+        text.starts_with(
+            "ERROR: Tool 'writeFile' result withheld by policy: interceptor's replacement"
+        ),
         "{text}"
     );
 }
@@ -134,10 +142,13 @@ async fn a_code_skills_tool_call_gets_the_replaced_result_or_a_withheld_error() 
                     redact(reading)
                 }
             })
-            .skill(Skill::code("look", |city: String, ctx: SkillContext<String>| async move {
-                let reading = ctx.call_tool::<GetWeather>(GetWeatherArgs { city }).await?;
-                Ok::<_, SkillError>(reading["city"].to_string())
-            }))
+            .skill(Skill::code(
+                "look",
+                |city: String, ctx: SkillContext<String>| async move {
+                    let reading = ctx.call_tool::<GetWeather>(GetWeatherArgs { city }).await?;
+                    Ok::<_, SkillError>(reading["city"].to_string())
+                },
+            ))
             .build()
             .unwrap();
         let result = agent.run(city.into()).await;

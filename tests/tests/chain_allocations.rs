@@ -20,13 +20,15 @@ struct Args {
 fn eight_sync_proceed_interceptors_allocate_nothing() {
     let chain: Vec<Link<Args, u32>> = (0..8)
         .map(|n| {
-            Link::new(Arc::new(FnInterceptor::<_, Args, _>::new(move |args: &Args| {
-                if args.city.len() > 1000 + n {
-                    Decision::deny("too long")
-                } else {
-                    Decision::<Args, u32>::Proceed
-                }
-            })))
+            Link::new(Arc::new(FnInterceptor::<_, Args, _>::new(
+                move |args: &Args| {
+                    if args.city.len() > 1000 + n {
+                        Decision::deny("too long")
+                    } else {
+                        Decision::<Args, u32>::Proceed
+                    }
+                },
+            )))
         })
         .collect();
     let (ids, extensions) = (RunIds::default(), Extensions::new());

@@ -86,7 +86,10 @@ fn interceptor(step: Step, asynchronous: bool, seen: Log<i32>) -> Link<i32, i32>
 }
 
 /// The chain over `input`, outside any run.
-async fn chain_over(chain: &[Link<i32, i32>], input: i32) -> agents_kt::chain::ChainOutcome<i32, i32> {
+async fn chain_over(
+    chain: &[Link<i32, i32>],
+    input: i32,
+) -> agents_kt::chain::ChainOutcome<i32, i32> {
     let (ids, extensions) = (RunIds::default(), Extensions::new());
     let ctx = InterceptContext::detached(&ids, &extensions);
     run_chain(chain, input, &ctx, ChainOptions::default()).await

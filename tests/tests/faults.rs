@@ -55,9 +55,9 @@ impl ModelClient for PanickingModel {
     fn chat_stream<'a>(&'a self, _: &'a ChatRequest) -> ChatStream<'a> {
         match self.0 {
             Panics::WhenCalled => panic!("scripted model panic"),
-            Panics::WhenPolled => Box::pin(futures::stream::poll_fn(|_| -> std::task::Poll<Option<_>> {
-                panic!("scripted model panic")
-            })),
+            Panics::WhenPolled => Box::pin(futures::stream::poll_fn(
+                |_| -> std::task::Poll<Option<_>> { panic!("scripted model panic") },
+            )),
         }
     }
 }
@@ -73,7 +73,11 @@ async fn assert_contained(agent: &Agent<String, String>, seen: &Seen, during: &s
             message: message.to_string(),
         };
         assert_eq!(output.unwrap_err(), expected, "{path:?}");
-        assert_eq!(seen.lines("error").len(), before + 1, "{path:?}: on_error once");
+        assert_eq!(
+            seen.lines("error").len(),
+            before + 1,
+            "{path:?}: on_error once"
+        );
         let failed = drain(&mut pipeline)
             .into_iter()
             .filter(|e| matches!(e, PipelineEvent::RunFailed { error, .. } if *error == expected))
@@ -94,15 +98,24 @@ async fn a_panicking_code_skill_ends_the_run_with_panicked() {
     let seen = Seen::default();
     let agent = seen
         .watch(Agent::builder("a"))
-        .skill(Skill::code("boom", |_: String, _: SkillContext<String>| async {
-            if true {
-                panic!("scripted skill panic");
-            }
-            Ok::<_, SkillError>(String::new())
-        }))
+        .skill(Skill::code(
+            "boom",
+            |_: String, _: SkillContext<String>| async {
+                if true {
+                    panic!("scripted skill panic");
+                }
+                Ok::<_, SkillError>(String::new())
+            },
+        ))
         .build()
         .unwrap();
-    assert_contained(&agent, &seen, "running skill 'boom'", "scripted skill panic").await;
+    assert_contained(
+        &agent,
+        &seen,
+        "running skill 'boom'",
+        "scripted skill panic",
+    )
+    .await;
 }
 
 #[tokio::test]

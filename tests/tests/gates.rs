@@ -221,7 +221,10 @@ async fn a_turn_gate_sees_the_rewritten_messages_and_its_deny_fails_the_run_on_b
                 ..
             }
         ));
-        assert!(model.requests().is_empty(), "{path:?}: the model must not be called");
+        assert!(
+            model.requests().is_empty(),
+            "{path:?}: the model must not be called"
+        );
         assert_eq!(seen.lines("error").len(), 1, "{path:?}");
         if path == agents_kt_tests::Path::Session {
             assert!(matches!(events.last(), Some(AgentEvent::Failed { .. })));
@@ -236,12 +239,18 @@ async fn a_skill_gate_checks_the_rerouted_skill_on_both_paths() {
         let agent: Agent<String, String> = seen
             .watch(Agent::builder("desk"))
             .model(ScriptedModel::default())
-            .skill(Skill::code("answer", |_: String, _: SkillContext<String>| async {
-                Ok::<_, SkillError>("answered".to_string())
-            }))
-            .skill(Skill::code("refund", |_: String, _: SkillContext<String>| async {
-                Ok::<_, SkillError>("refunded".to_string())
-            }))
+            .skill(Skill::code(
+                "answer",
+                |_: String, _: SkillContext<String>| async {
+                    Ok::<_, SkillError>("answered".to_string())
+                },
+            ))
+            .skill(Skill::code(
+                "refund",
+                |_: String, _: SkillContext<String>| async {
+                    Ok::<_, SkillError>("refunded".to_string())
+                },
+            ))
             .skill_selector(|_| "answer".to_string())
             .on_before_skill(|_: &str| Decision::ProceedWith("refund".to_string()))
             .gate_skill(|skill: &str, ctx: &InterceptContext| {
@@ -288,5 +297,9 @@ fn named_before_any_interceptor_is_a_build_error() {
         .named("nothing")
         .build()
         .unwrap_err();
-    assert!(error.to_string().contains("names the interceptor or gate registered just before it"));
+    assert!(
+        error
+            .to_string()
+            .contains("names the interceptor or gate registered just before it")
+    );
 }

@@ -61,10 +61,12 @@ async fn every_point_sees_the_run_the_skill_the_turn_the_call_and_the_callers_ex
                 d.push(line("tool-gate", ctx));
                 Verdict::Allow
             })
-            .on_after_tool_call(move |_: &str, _: &Value, _: &Value, ctx: &InterceptContext| {
-                e.push(line("after", ctx));
-                Decision::Proceed
-            })
+            .on_after_tool_call(
+                move |_: &str, _: &Value, _: &Value, ctx: &InterceptContext| {
+                    e.push(line("after", ctx));
+                    Decision::Proceed
+                },
+            )
             .on_before_turn(move |_: &[Message], ctx: &InterceptContext| {
                 let session = ctx.ids().session_id.clone();
                 let log = f.clone();
@@ -117,10 +119,13 @@ async fn a_code_skills_tool_call_names_the_skill_and_its_own_call_id() {
             log.push(line("tool", ctx));
             Decision::Proceed
         })
-        .skill(Skill::code("look", |city: String, ctx: SkillContext<String>| async move {
-            ctx.call_tool::<GetWeather>(GetWeatherArgs { city }).await?;
-            Ok::<_, SkillError>("ok".to_string())
-        }))
+        .skill(Skill::code(
+            "look",
+            |city: String, ctx: SkillContext<String>| async move {
+                ctx.call_tool::<GetWeather>(GetWeatherArgs { city }).await?;
+                Ok::<_, SkillError>("ok".to_string())
+            },
+        ))
         .build()
         .unwrap();
     agent.run("Oslo".into()).await.unwrap();
@@ -138,7 +143,10 @@ async fn dynamic_interceptors_and_the_audit_see_the_models_raw_arguments() {
     let agent: Agent<String, String> = seen
         .watch(Agent::builder("weather"))
         .model(ScriptedModel::new([
-            Reply::tool_call("get_weather", json!({"city": "Oslo", "injected": "rm -rf /"})),
+            Reply::tool_call(
+                "get_weather",
+                json!({"city": "Oslo", "injected": "rm -rf /"}),
+            ),
             Reply::text("done"),
         ]))
         .tool(GetWeather::default())
@@ -151,7 +159,7 @@ async fn dynamic_interceptors_and_the_audit_see_the_models_raw_arguments() {
     let mut pipeline = agent.observe();
     agent.run("x".into()).await.unwrap();
     let sent = json!({"city": "Oslo", "injected": "rm -rf /"});
-    assert_eq!(raw.entries(), [sent.clone()], "unknown fields are kept");
+    assert_eq!(raw.entries(), std::slice::from_ref(&sent), "unknown fields are kept");
     assert_eq!(
         seen.lines("tool_denied"),
         [format!("tool_denied get_weather {sent} suspicious")]
@@ -170,13 +178,16 @@ async fn dynamic_interceptors_and_the_audit_see_the_models_raw_arguments() {
 async fn a_failed_tool_is_told_with_one_prefix() {
     let agent: Agent<String, String> = Agent::builder("weather")
         .tool(GetWeather::default())
-        .skill(Skill::code("look", |_: String, ctx: SkillContext<String>| async move {
-            ctx.call_tool::<GetWeather>(GetWeatherArgs {
-                city: "Atlantis".into(),
-            })
-            .await?;
-            Ok::<_, SkillError>("unreachable".to_string())
-        }))
+        .skill(Skill::code(
+            "look",
+            |_: String, ctx: SkillContext<String>| async move {
+                ctx.call_tool::<GetWeather>(GetWeatherArgs {
+                    city: "Atlantis".into(),
+                })
+                .await?;
+                Ok::<_, SkillError>("unreachable".to_string())
+            },
+        ))
         .build()
         .unwrap();
     let error = agent.run("x".into()).await.unwrap_err();

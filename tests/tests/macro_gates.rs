@@ -33,7 +33,8 @@ impl Files {
     #[gate(write)]
     async fn not_etc(&self, args: &WriteArgs, ctx: &InterceptContext) -> Verdict {
         tokio::task::yield_now().await;
-        self.log.push(format!("gate {} in {}", args.path, ctx.ids().session_id));
+        self.log
+            .push(format!("gate {} in {}", args.path, ctx.ids().session_id));
         if args.path.starts_with("/etc/") {
             Verdict::deny("not /etc")
         } else {
@@ -86,7 +87,9 @@ async fn agent_block_gates_and_after_interceptors_guard_and_clean_in_source_orde
     let agent: Agent<String, String> = Files { log: log.clone() }
         .agent_builder("files")
         .model(model.clone())
-        .on_interceptor_decision(move |d| names.push(format!("{} {} {}", d.stage, d.name, d.decision)))
+        .on_interceptor_decision(move |d| {
+            names.push(format!("{} {} {}", d.stage, d.name, d.decision))
+        })
         .build()
         .unwrap();
     assert_eq!(agent.run("go".into()).await.unwrap(), "done");
@@ -112,7 +115,10 @@ async fn agent_block_gates_and_after_interceptors_guard_and_clean_in_source_orde
         .collect();
     assert_eq!(
         tool_messages,
-        ["ERROR: Tool 'write' denied by policy: not /etc", "WROTE /TMP/OK"]
+        [
+            "ERROR: Tool 'write' denied by policy: not /etc",
+            "WROTE /TMP/OK"
+        ]
     );
     assert_eq!(
         decisions.entries(),

@@ -111,8 +111,15 @@ async fn open(server: &Server, token: &str) -> String {
     let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}
     }});
-    let (status, session, _) =
-        send(server, reqwest::Method::POST, token, None, Some(initialize), &[]).await;
+    let (status, session, _) = send(
+        server,
+        reqwest::Method::POST,
+        token,
+        None,
+        Some(initialize),
+        &[],
+    )
+    .await;
     assert_eq!(status, 200);
     let session = session.expect("a session id");
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
@@ -173,7 +180,11 @@ async fn a_session_serves_only_the_principal_that_opened_it_and_refusals_are_aud
     )
     .await;
     assert_eq!(status, 200);
-    assert_eq!(messages[0]["result"]["isError"], json!(false), "{messages:?}");
+    assert_eq!(
+        messages[0]["result"]["isError"],
+        json!(false),
+        "{messages:?}"
+    );
     server.http.shutdown().await.unwrap();
 }
 
@@ -255,7 +266,11 @@ async fn non_object_arguments_are_invalid_params() {
         .await;
         assert_eq!(status, 200);
         assert_eq!(messages[0]["id"], json!(9), "{arguments}");
-        assert_eq!(messages[0]["error"]["code"], json!(-32602), "{arguments}: {messages:?}");
+        assert_eq!(
+            messages[0]["error"]["code"],
+            json!(-32602),
+            "{arguments}: {messages:?}"
+        );
     }
     server.http.shutdown().await.unwrap();
 }

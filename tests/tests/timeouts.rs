@@ -56,7 +56,11 @@ async fn an_inline_body_that_overran_ends_the_run_and_its_result_is_not_sent() {
             ),
             "{path:?}: {output:?}"
         );
-        assert_eq!(model.requests().len(), 1, "{path:?}: the late result must not be sent");
+        assert_eq!(
+            model.requests().len(),
+            1,
+            "{path:?}: the late result must not be sent"
+        );
     }
 }
 
@@ -124,7 +128,10 @@ async fn an_interceptor_that_never_decides_denies_after_the_interceptor_timeout(
         .build()
         .unwrap();
     assert_eq!(agent.run("x".into()).await.unwrap(), "gave up");
-    assert!(tool.ran.is_empty(), "an undecided interceptor never lets the tool run");
+    assert!(
+        tool.ran.is_empty(),
+        "an undecided interceptor never lets the tool run"
+    );
     assert_eq!(
         last_message(&model, 1),
         "ERROR: Tool 'writeFile' denied by policy: interceptor 'approve_write' timed out after 30s"

@@ -11,13 +11,13 @@ use serde_json::Value;
 use super::output::OutputFormat;
 use super::{Agent, AgentInner, AgentInput, AgentOutput, Core, Selector};
 use crate::chain::Link;
+use crate::gate::GateInChain;
 use crate::interceptor::name_of;
 use crate::observers::{Observers, PipelineHub};
 use crate::skill::SkillKind;
 use crate::tool::runtime::{ErasedTool, ToolChains, ToolRuntime};
 use crate::tool::view::{JsonLink, TypedLink};
 use crate::tool::{ToolGate, ToolInterceptorOf};
-use crate::gate::GateInChain;
 use crate::{
     AgentError, Budget, BudgetUsage, BuildError, Gate, Interceptor, InterceptorDecision,
     IntoAfterToolCallInterceptor, IntoAfterToolInterceptor, IntoGate, IntoInterceptor, IntoSkill,
@@ -26,8 +26,7 @@ use crate::{
 };
 
 /// Builds a tool's runtime once every interceptor is known.
-type PendingTool =
-    Box<dyn FnOnce(&[ToolEntry]) -> Result<Arc<dyn ErasedTool>, BuildError> + Send>;
+type PendingTool = Box<dyn FnOnce(&[ToolEntry]) -> Result<Arc<dyn ErasedTool>, BuildError> + Send>;
 
 /// Where in a tool call a tool link sits.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -108,7 +107,10 @@ impl<IN, OUT> fmt::Debug for AgentBuilder<IN, OUT> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AgentBuilder")
             .field("name", &self.name)
-            .field("tools", &self.tools.iter().map(|(n, _)| n).collect::<Vec<_>>())
+            .field(
+                "tools",
+                &self.tools.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+            )
             .field("skills", &self.skills)
             .field("budget", &self.budget)
             .finish_non_exhaustive()
@@ -191,7 +193,10 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
     /// `ProceedWith(name)` reroutes, `Deny` fails the run, `Substitute(out)` skips the skill with
     /// `out` as output. Accepts `|name: &str| …`, `|name: &str, ctx: &InterceptContext| …`, or an
     /// `impl Interceptor<String, OUT>`.
-    pub fn on_before_skill<M>(mut self, interceptor: impl IntoInterceptor<String, OUT, str, M>) -> Self {
+    pub fn on_before_skill<M>(
+        mut self,
+        interceptor: impl IntoInterceptor<String, OUT, str, M>,
+    ) -> Self {
         self.skill_chain.push(named_link(interceptor));
         self.registered(Registered::Skill)
     }
@@ -455,7 +460,9 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
         for entry in &self.tool_links {
             if let Some(tool) = entry.tool
                 && !tools_by_name.contains_key(tool)
-                && !errors.iter().any(|e| matches!(e, BuildError::ArgsNotObject { tool: t, .. } if t == tool))
+                && !errors
+                    .iter()
+                    .any(|e| matches!(e, BuildError::ArgsNotObject { tool: t, .. } if t == tool))
             {
                 errors.push(BuildError::InterceptorForUnknownTool {
                     tool: tool.to_string(),
@@ -560,38 +567,52 @@ fn chains_for<T: Tool>(entries: &[ToolEntry]) -> Result<ToolChains<T>, BuildErro
         let name = entry.name.clone();
         match (&entry.link, entry.stage) {
             (ToolLink::Typed(typed), ToolStage::Before) => {
-                let typed = typed.downcast_ref::<ToolInterceptor<T>>().ok_or_else(mismatch)?;
+                let typed = typed
+                    .downcast_ref::<ToolInterceptor<T>>()
+                    .ok_or_else(mismatch)?;
                 let link = TypedLink(Arc::clone(&typed.inner));
-                chains.before.push(with_name(Link::new(Arc::new(link)), name));
+                chains
+                    .before
+                    .push(with_name(Link::new(Arc::new(link)), name));
             }
             (ToolLink::Typed(typed), ToolStage::Gate) => {
                 let typed = typed.downcast_ref::<ToolGate<T>>().ok_or_else(mismatch)?;
                 let gate: Arc<dyn Interceptor<T::Args, T::Output>> =
                     Arc::new(GateInChain(Arc::clone(&typed.inner)));
-                chains.gates.push(with_name(Link::new(Arc::new(TypedLink(gate))), name));
+                chains
+                    .gates
+                    .push(with_name(Link::new(Arc::new(TypedLink(gate))), name));
             }
             (ToolLink::Typed(typed), ToolStage::After) => {
                 let typed = typed
                     .downcast_ref::<ToolInterceptorOf<T::Output>>()
                     .ok_or_else(mismatch)?;
                 let link = TypedLink(Arc::clone(&typed.inner));
-                chains.after.push(with_name(Link::new(Arc::new(link)), name));
+                chains
+                    .after
+                    .push(with_name(Link::new(Arc::new(link)), name));
             }
             (ToolLink::Dynamic(dynamic), ToolStage::After) => {
                 let link = JsonLink::new(Arc::clone(dynamic), "result", T::NAME);
-                chains.after.push(with_name(Link::new(Arc::new(link)), name));
+                chains
+                    .after
+                    .push(with_name(Link::new(Arc::new(link)), name));
                 chains.json_output = true;
             }
             (ToolLink::Dynamic(dynamic), _) => {
                 let link = JsonLink::new(Arc::clone(dynamic), "arguments", T::NAME);
-                chains.before.push(with_name(Link::new(Arc::new(link)), name));
+                chains
+                    .before
+                    .push(with_name(Link::new(Arc::new(link)), name));
                 chains.json_args = true;
             }
             (ToolLink::DynamicGate(gate), _) => {
                 let gate: Arc<dyn Interceptor<Value, Value>> =
                     Arc::new(GateInChain(Arc::clone(gate)));
                 let link = JsonLink::new(gate, "arguments", T::NAME);
-                chains.gates.push(with_name(Link::new(Arc::new(link)), name));
+                chains
+                    .gates
+                    .push(with_name(Link::new(Arc::new(link)), name));
                 chains.json_args = true;
             }
         }
@@ -629,7 +650,10 @@ fn with_name<T, R>(link: Link<T, R>, name: Option<Arc<str>>) -> Link<T, R> {
 /// A link for an interceptor, named after its function or type when it has one.
 fn named_link<T, R, U: ?Sized, M, I: IntoInterceptor<T, R, U, M>>(interceptor: I) -> Link<T, R> {
     let name = name_of::<I>();
-    with_name(Link::new(interceptor.into_interceptor()), name.map(Arc::from))
+    with_name(
+        Link::new(interceptor.into_interceptor()),
+        name.map(Arc::from),
+    )
 }
 
 /// A link for a gate, named after its function or type when it has one.

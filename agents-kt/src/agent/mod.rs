@@ -29,8 +29,8 @@ use crate::observers::{Observers, PipelineHub};
 use crate::skill::{SkillContext, SkillKind};
 use crate::tool::runtime::ErasedTool;
 use crate::{
-    AgentError, Budget, Extensions, InterceptionPoint, Message, ModelClient, PipelineEvent,
-    RunIds, Skill,
+    AgentError, Budget, Extensions, InterceptionPoint, Message, ModelClient, PipelineEvent, RunIds,
+    Skill,
 };
 use output::OutputFormat;
 use report::Step;
@@ -162,7 +162,10 @@ impl<IN, OUT> fmt::Debug for Agent<IN, OUT> {
         f.debug_struct("Agent")
             .field("name", &core.name)
             .field("skills", &self.inner.skills)
-            .field("tools", &core.tools.iter().map(|t| t.name()).collect::<Vec<_>>())
+            .field(
+                "tools",
+                &core.tools.iter().map(|t| t.name()).collect::<Vec<_>>(),
+            )
             .field("budget", &core.budget)
             .finish_non_exhaustive()
     }
@@ -346,7 +349,9 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         };
         let mut ids = ids;
         ids.run_id = format!("{}/skill", ids.run_id);
-        let output = self.run_as(input, caller, Some(skill.to_string()), ids).await?;
+        let output = self
+            .run_as(input, caller, Some(skill.to_string()), ids)
+            .await?;
         Ok(SkillCall::Output(output))
     }
 
@@ -432,11 +437,14 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         let inner = &self.inner;
         let requested = match (skill, &inner.selector) {
             (Some(skill), _) => skill,
-            (None, Some(select)) => catch_unwind(AssertUnwindSafe(|| select(&input)))
-                .map_err(|payload| AgentError::Panicked {
-                    during: "choosing a skill".to_string(),
-                    message: panic_message(payload.as_ref()),
-                })?,
+            (None, Some(select)) => {
+                catch_unwind(AssertUnwindSafe(|| select(&input))).map_err(|payload| {
+                    AgentError::Panicked {
+                        during: "choosing a skill".to_string(),
+                        message: panic_message(payload.as_ref()),
+                    }
+                })?
+            }
             (None, None) => inner.skills[0].name.clone(),
         };
         self.skill(&requested)?;
@@ -483,7 +491,10 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
                     };
                     let body = catch_unwind(AssertUnwindSafe(|| body(input, context)))
                         .map_err(panicked)?;
-                    let result = AssertUnwindSafe(body).catch_unwind().await.map_err(panicked)?;
+                    let result = AssertUnwindSafe(body)
+                        .catch_unwind()
+                        .await
+                        .map_err(panicked)?;
                     match run.take_substitute() {
                         Some(substitute) => Ok(substitute),
                         None => result.map_err(|error| error.into_agent_error(&skill.name)),

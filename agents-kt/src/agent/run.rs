@@ -258,10 +258,11 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         let model = self.core.model.as_ref().ok_or_else(|| {
             AgentError::Model(ModelError::Other("the agent has no model".to_string()))
         })?;
-        let panicked = |during: &str, payload: Box<dyn std::any::Any + Send>| AgentError::Panicked {
-            during: during.to_string(),
-            message: panic_message(payload.as_ref()),
-        };
+        let panicked =
+            |during: &str, payload: Box<dyn std::any::Any + Send>| AgentError::Panicked {
+                during: during.to_string(),
+                message: panic_message(payload.as_ref()),
+            };
         if !self.is_session() {
             let call = catch_unwind(AssertUnwindSafe(|| model.chat(request)))
                 .map_err(|payload| panicked("calling the model", payload))?;

@@ -258,7 +258,8 @@ impl SkillInput {
                 wrapped: false,
             }
         } else {
-            let wrapped = json!({"type": "object", "properties": {"input": schema}, "required": ["input"]});
+            let wrapped =
+                json!({"type": "object", "properties": {"input": schema}, "required": ["input"]});
             SkillInput {
                 schema: object(wrapped),
                 wrapped: true,

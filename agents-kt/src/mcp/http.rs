@@ -131,9 +131,11 @@ struct Admission {
     /// MCP session id → the principal that opened it (`None` without an authenticator).
     sessions: Mutex<HashMap<String, Option<String>>>,
     max_body_bytes: usize,
-    /// Records a refused request: principal, what it targeted, why.
-    audit: Box<dyn Fn(&str, &str, &str) + Send + Sync>,
+    audit: Audit,
 }
+
+/// Records a refused request: principal, what it targeted, why.
+type Audit = Box<dyn Fn(&str, &str, &str) + Send + Sync>;
 
 const SESSION_HEADER: &str = "mcp-session-id";
 
@@ -174,11 +176,17 @@ impl Admission {
                 &format!("(session {session})"),
                 "a request on another principal's MCP session was refused",
             );
-            tracing::warn!(principal = who, session, "request on another principal's MCP session refused");
+            tracing::warn!(
+                principal = who,
+                session,
+                "request on another principal's MCP session refused"
+            );
             return (StatusCode::NOT_FOUND, "no such session").into_response();
         }
         if let Some(principal) = &principal {
-            request.extensions_mut().insert(Principal(principal.clone()));
+            request
+                .extensions_mut()
+                .insert(Principal(principal.clone()));
         }
         let request = match self.check_arguments(request).await {
             Ok(request) => request,
@@ -228,7 +236,9 @@ impl Admission {
         let bytes = match axum::body::to_bytes(body, self.max_body_bytes.saturating_add(1)).await {
             Ok(bytes) => bytes,
             Err(_) => {
-                return Err((StatusCode::PAYLOAD_TOO_LARGE, "request body too large").into_response());
+                return Err(
+                    (StatusCode::PAYLOAD_TOO_LARGE, "request body too large").into_response()
+                );
             }
         };
         if let Ok(message) = serde_json::from_slice::<serde_json::Value>(&bytes)

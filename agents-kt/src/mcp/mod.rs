@@ -186,8 +186,7 @@ impl<IN, OUT> std::fmt::Debug for McpServer<IN, OUT> {
 
 impl<IN, OUT> std::fmt::Debug for McpServerBuilder<IN, OUT> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.exposed
-            .fmt_fields(f.debug_struct("McpServerBuilder"))
+        self.exposed.fmt_fields(f.debug_struct("McpServerBuilder"))
     }
 }
 

@@ -53,9 +53,9 @@ pub(crate) fn chat_stream<'a, P: Provider>(
         let client = provider.client()?;
         send(|| provider.post(client, &body), provider.settings()).await
     })
-        .map_ok(move |reply| sse::chunks(reply, idle, P::Decoder::default()))
-        .try_flatten()
-        .boxed()
+    .map_ok(move |reply| sse::chunks(reply, idle, P::Decoder::default()))
+    .try_flatten()
+    .boxed()
 }
 
 /// When and how often a failed request is retried. A streamed answer is never retried once it

@@ -38,20 +38,6 @@ fn parts<'a>(ctx: &'a InterceptContext<'_>) -> (&'a str, &'a Value) {
     (ctx.tool.unwrap_or(""), ctx.args.unwrap_or(NULL))
 }
 
-fn widen<'a>(answer: Intercepted<'static, Value, Value>) -> Intercepted<'a, Value, Value> {
-    match answer {
-        Intercepted::Ready(decision) => Intercepted::Ready(decision),
-        Intercepted::Pending(future) => Intercepted::Pending(future),
-    }
-}
-
-fn widen_gate<'a>(gated: Gated<'static>) -> Gated<'a> {
-    match gated {
-        Gated::Ready(verdict) => Gated::Ready(verdict),
-        Gated::Pending(future) => Gated::Pending(future),
-    }
-}
-
 impl<F, D, M> Interceptor<Value, Value> for DynFn<F, Before<ValueOnly<M>>>
 where
     F: Fn(&str, &Value) -> D + Send + Sync,
@@ -62,7 +48,7 @@ where
         args: &'a Value,
         ctx: &'a InterceptContext<'_>,
     ) -> Intercepted<'a, Value, Value> {
-        widen((self.f)(parts(ctx).0, args).into_intercepted())
+        (self.f)(parts(ctx).0, args).into_intercepted()
     }
 }
 
@@ -76,7 +62,7 @@ where
         args: &'a Value,
         ctx: &'a InterceptContext<'_>,
     ) -> Intercepted<'a, Value, Value> {
-        widen((self.f)(parts(ctx).0, args, ctx).into_intercepted())
+        (self.f)(parts(ctx).0, args, ctx).into_intercepted()
     }
 }
 
@@ -91,7 +77,7 @@ where
         ctx: &'a InterceptContext<'_>,
     ) -> Intercepted<'a, Value, Value> {
         let (tool, args) = parts(ctx);
-        widen((self.f)(tool, args, result).into_intercepted())
+        (self.f)(tool, args, result).into_intercepted()
     }
 }
 
@@ -106,7 +92,7 @@ where
         ctx: &'a InterceptContext<'_>,
     ) -> Intercepted<'a, Value, Value> {
         let (tool, args) = parts(ctx);
-        widen((self.f)(tool, args, result, ctx).into_intercepted())
+        (self.f)(tool, args, result, ctx).into_intercepted()
     }
 }
 
@@ -116,7 +102,7 @@ where
     V: GateReturn<M>,
 {
     fn check<'a>(&'a self, args: &'a Value, ctx: &'a InterceptContext<'_>) -> Gated<'a> {
-        widen_gate((self.f)(parts(ctx).0, args).into_gated())
+        (self.f)(parts(ctx).0, args).into_gated()
     }
 }
 
@@ -126,7 +112,7 @@ where
     V: GateReturn<M>,
 {
     fn check<'a>(&'a self, args: &'a Value, ctx: &'a InterceptContext<'_>) -> Gated<'a> {
-        widen_gate((self.f)(parts(ctx).0, args, ctx).into_gated())
+        (self.f)(parts(ctx).0, args, ctx).into_gated()
     }
 }
 

@@ -8,9 +8,7 @@ mod typed_interceptor;
 pub(crate) mod view;
 
 pub use context::ToolContext;
-pub use dynamic::{
-    DynFn, IntoAfterToolCallInterceptor, IntoToolCallGate, IntoToolCallInterceptor,
-};
+pub use dynamic::{DynFn, IntoAfterToolCallInterceptor, IntoToolCallGate, IntoToolCallInterceptor};
 pub use typed_interceptor::{
     FromFn, IntoAfterToolInterceptor, IntoToolGate, IntoToolInterceptor, ToolArguments, ToolGate,
     ToolInterceptor, ToolInterceptorOf,

@@ -376,9 +376,8 @@ impl<T: Tool> ToolRuntime<T> {
             let Some((start, limit)) = started else {
                 return Poll::Pending;
             };
-            let timer = timer.get_or_insert_with(|| {
-                Box::pin(tokio::time::sleep_until((start + limit).into()))
-            });
+            let timer = timer
+                .get_or_insert_with(|| Box::pin(tokio::time::sleep_until((start + limit).into())));
             timer
                 .as_mut()
                 .poll(cx)
@@ -431,14 +430,8 @@ impl<T: Tool> ErasedTool for ToolRuntime<T> {
                 }
             };
             // Dynamic interceptors and gates see what the model sent, unknown fields kept.
-            let raw = self
-                .chains
-                .json_args
-                .then(|| parse_or_text(arguments));
-            self.call(args, raw, setup)
-                .await
-                .into_json(report.output)
-                .0
+            let raw = self.chains.json_args.then(|| parse_or_text(arguments));
+            self.call(args, raw, setup).await.into_json(report.output).0
         }
         .boxed()
     }

@@ -6,9 +6,7 @@ use std::sync::Arc;
 use super::Tool;
 use crate::interceptor::markers::{ValueOnly, WithContext};
 use crate::interceptor::name_of;
-use crate::{
-    Gate, InterceptContext, Interceptor, InterceptorReturn, IntoGate, IntoInterceptor,
-};
+use crate::{Gate, InterceptContext, Interceptor, InterceptorReturn, IntoGate, IntoInterceptor};
 
 /// Links a tool's argument type back to its tool, so an interceptor written over `&Args` knows
 /// which tool's chain it belongs to. `#[tool]` implements it; implement it by hand for a
