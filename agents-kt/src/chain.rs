@@ -271,7 +271,7 @@ impl<T, R> ChainState<T, R> {
             tracing::warn!(
                 interceptor = %name,
                 reason = %reason,
-                effective_interceptor = earlier.map_or("", |d| d.name.as_str()),
+                effective_interceptor = %earlier.map_or("", |d| d.name.as_str()),
                 effective_decision = %earlier.map_or(DecisionKind::Proceed, |d| d.decision),
                 "a Deny was overridden by an earlier decision (first non-Proceed wins); use a gate for a check that must always win"
             );

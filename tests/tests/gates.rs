@@ -303,3 +303,51 @@ fn named_before_any_interceptor_is_a_build_error() {
             .contains("names the interceptor or gate registered just before it")
     );
 }
+
+/// A log buffer for a `tracing` subscriber.
+#[derive(Clone, Default)]
+struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().expect("log lock").extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_deny_overridden_by_an_earlier_decision_is_logged_naming_both_interceptors() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .finish();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    tracing::subscriber::with_default(subscriber, || {
+        tracing::callsite::rebuild_interest_cache();
+        let agent: Agent<String, String> = Agent::builder("files")
+            .model(writing_model())
+            .tool(WriteFile::default())
+            .before_tool_call(absolutize)
+            .on_before_tool_call(|_: &str, _: &Value| Decision::deny("checked too late"))
+            .named("late_check")
+            .build()
+            .unwrap();
+        runtime.block_on(agent.run("x".into())).unwrap();
+    });
+    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let warning = log
+        .lines()
+        .find(|line| line.contains("WARN") && line.contains("a Deny was overridden"))
+        .unwrap_or_else(|| panic!("no warning in:\n{log}"));
+    assert!(warning.contains("interceptor=late_check"), "{warning}");
+    assert!(warning.contains("effective_interceptor=absolutize"), "{warning}");
+    assert!(warning.contains("checked too late"), "{warning}");
+}

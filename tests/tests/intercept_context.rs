@@ -196,3 +196,58 @@ async fn a_failed_tool_is_told_with_one_prefix() {
         "Tool 'get_weather' failed: no station in Atlantis"
     );
 }
+
+/// A hand-written interceptor with state of its own: it counts what it sees.
+#[derive(Clone, Default)]
+struct Counter {
+    seen: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl agents_kt::Interceptor<Vec<Message>, String> for Counter {
+    fn intercept<'a>(
+        &'a self,
+        _messages: &'a Vec<Message>,
+        _ctx: &'a InterceptContext<'_>,
+    ) -> agents_kt::Intercepted<'a, Vec<Message>, String> {
+        let n = self.seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        agents_kt::Intercepted::Ready(if n == 0 {
+            Decision::Proceed
+        } else {
+            Decision::Substitute("second turn cached".into())
+        })
+    }
+}
+
+impl agents_kt::Interceptor<Value, Value> for Counter {
+    fn intercept<'a>(
+        &'a self,
+        args: &'a Value,
+        ctx: &'a InterceptContext<'_>,
+    ) -> agents_kt::Intercepted<'a, Value, Value> {
+        self.seen.fetch_add(100, std::sync::atomic::Ordering::SeqCst);
+        let decision = match (ctx.tool(), args.get("city")) {
+            (Some("get_weather"), Some(city)) if city == "Oslo" => Decision::Proceed,
+            _ => Decision::deny("unexpected call"),
+        };
+        agents_kt::Intercepted::Ready(decision)
+    }
+}
+
+#[tokio::test]
+async fn hand_written_stateful_interceptors_register_at_the_turn_and_tool_points() {
+    let counter = Counter::default();
+    let tool = GetWeather::default();
+    let agent: Agent<String, String> = Agent::builder("desk")
+        .model(ScriptedModel::new([
+            Reply::tool_call("get_weather", json!({"city": "Oslo"})),
+            Reply::text("never asked"),
+        ]))
+        .tool(tool.clone())
+        .on_before_turn(counter.clone())
+        .on_before_tool_call(counter.clone())
+        .build()
+        .unwrap();
+    assert_eq!(agent.run("x".into()).await.unwrap(), "second turn cached");
+    assert_eq!(tool.ran.len(), 1);
+    assert_eq!(counter.seen.load(std::sync::atomic::Ordering::SeqCst), 102);
+}

@@ -43,6 +43,15 @@ async fn start() -> Server {
                 Verdict::Allow
             }
         })
+        .on_after_tool_call(|_: &str, _: &Value, result: &Value| match result["city"].as_str() {
+            Some("Oslo") => {
+                let mut result = result.clone();
+                result["city"] = json!("[redacted]");
+                Decision::ProceedWith(result)
+            }
+            Some("Bergen") => Decision::deny("Bergen is secret"),
+            _ => Decision::Proceed,
+        })
         .build()
         .unwrap();
     let http = McpServer::builder(agent.clone())
@@ -225,6 +234,34 @@ async fn a_skill_call_passes_the_tool_chain_and_gates_first_and_names_the_princi
             "summarize alice desk/mcp-client/alice",
             "gate summarize",
         ]
+    );
+    server.http.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn after_tool_interceptors_clean_or_withhold_what_an_mcp_client_receives() {
+    let server = start().await;
+    let session = open(&server, "alice-token").await;
+    let mut results = Vec::new();
+    for (id, city) in [(1, "Oslo"), (2, "Bergen")] {
+        let (_, _, messages) = send(
+            &server,
+            reqwest::Method::POST,
+            "alice-token",
+            Some(&session),
+            Some(call(id, "get_weather", json!({"city": city}))),
+            &[],
+        )
+        .await;
+        results.push(messages[0]["result"].clone());
+    }
+    assert_eq!(results[0]["isError"], json!(false));
+    assert_eq!(results[0]["structuredContent"]["city"], json!("[redacted]"));
+    assert!(!results[0].to_string().contains("Oslo"), "{}", results[0]);
+    assert_eq!(results[1]["isError"], json!(true));
+    assert_eq!(
+        results[1]["content"][0]["text"],
+        "ERROR: Tool 'get_weather' result withheld by policy: Bergen is secret"
     );
     server.http.shutdown().await.unwrap();
 }
