@@ -199,7 +199,9 @@ fn gather(block: &mut ItemImpl, errors: &mut Errors) -> Vec<Marked> {
         };
         signature::name_context_lifetime(&mut method.sig);
         if kind == "after_tool_call" {
-            method.attrs.push(crate::interceptor::after_tool_allowance());
+            method
+                .attrs
+                .push(crate::interceptor::after_tool_allowance());
         }
         let args = match &attribute.meta {
             syn::Meta::List(list) => list.tokens.clone(),

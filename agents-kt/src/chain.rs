@@ -182,7 +182,9 @@ pub async fn run_chain<T, R>(
                     let decided = AssertUnwindSafe(future).catch_unwind();
                     let decided = match options.timeout {
                         None => decided.await,
-                        Some(limit) => match tokio::time::timeout(limit, decided).await {
+                        // Boxed: a timer is large, and only asynchronous interceptors need one —
+                        // the chain's future stays small for the synchronous ones.
+                        Some(limit) => match Box::pin(tokio::time::timeout(limit, decided)).await {
                             Ok(decided) => decided,
                             Err(_) => Ok(Decision::Deny(format!(
                                 "interceptor '{}' timed out after {limit:?}",
@@ -214,6 +216,14 @@ pub(crate) async fn guard<T, R>(
     ctx: &InterceptContext<'_>,
     timeout: Duration,
 ) -> ChainOutcome<T, R> {
+    if chain.is_empty() && gates.is_empty() {
+        // Nothing to ask: skip building the chains' futures altogether.
+        return ChainOutcome {
+            value,
+            effect: Effect::Proceed,
+            decisions: Vec::new(),
+        };
+    }
     let options = ChainOptions {
         stage: DecisionStage::Interceptor,
         timeout: Some(timeout),

@@ -348,6 +348,9 @@ fn a_deny_overridden_by_an_earlier_decision_is_logged_naming_both_interceptors()
         .find(|line| line.contains("WARN") && line.contains("a Deny was overridden"))
         .unwrap_or_else(|| panic!("no warning in:\n{log}"));
     assert!(warning.contains("interceptor=late_check"), "{warning}");
-    assert!(warning.contains("effective_interceptor=absolutize"), "{warning}");
+    assert!(
+        warning.contains("effective_interceptor=absolutize"),
+        "{warning}"
+    );
     assert!(warning.contains("checked too late"), "{warning}");
 }

@@ -159,7 +159,11 @@ async fn dynamic_interceptors_and_the_audit_see_the_models_raw_arguments() {
     let mut pipeline = agent.observe();
     agent.run("x".into()).await.unwrap();
     let sent = json!({"city": "Oslo", "injected": "rm -rf /"});
-    assert_eq!(raw.entries(), std::slice::from_ref(&sent), "unknown fields are kept");
+    assert_eq!(
+        raw.entries(),
+        std::slice::from_ref(&sent),
+        "unknown fields are kept"
+    );
     assert_eq!(
         seen.lines("tool_denied"),
         [format!("tool_denied get_weather {sent} suspicious")]
@@ -224,7 +228,8 @@ impl agents_kt::Interceptor<Value, Value> for Counter {
         args: &'a Value,
         ctx: &'a InterceptContext<'_>,
     ) -> agents_kt::Intercepted<'a, Value, Value> {
-        self.seen.fetch_add(100, std::sync::atomic::Ordering::SeqCst);
+        self.seen
+            .fetch_add(100, std::sync::atomic::Ordering::SeqCst);
         let decision = match (ctx.tool(), args.get("city")) {
             (Some("get_weather"), Some(city)) if city == "Oslo" => Decision::Proceed,
             _ => Decision::deny("unexpected call"),

@@ -43,15 +43,17 @@ async fn start() -> Server {
                 Verdict::Allow
             }
         })
-        .on_after_tool_call(|_: &str, _: &Value, result: &Value| match result["city"].as_str() {
-            Some("Oslo") => {
-                let mut result = result.clone();
-                result["city"] = json!("[redacted]");
-                Decision::ProceedWith(result)
-            }
-            Some("Bergen") => Decision::deny("Bergen is secret"),
-            _ => Decision::Proceed,
-        })
+        .on_after_tool_call(
+            |_: &str, _: &Value, result: &Value| match result["city"].as_str() {
+                Some("Oslo") => {
+                    let mut result = result.clone();
+                    result["city"] = json!("[redacted]");
+                    Decision::ProceedWith(result)
+                }
+                Some("Bergen") => Decision::deny("Bergen is secret"),
+                _ => Decision::Proceed,
+            },
+        )
         .build()
         .unwrap();
     let http = McpServer::builder(agent.clone())

@@ -7,7 +7,7 @@ use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::{Pin, pin};
 use std::task::Poll;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
@@ -342,21 +342,23 @@ impl<T: Tool> ToolRuntime<T> {
     /// counts: a body that returns after its deadline is a timeout, and its result is dropped. One
     /// hand-written poll loop rather than nested combinators keeps both the future and the code
     /// generated for each tool small; the timer is armed (boxed) only when the body does not
-    /// finish on its first poll.
+    /// finish on its first poll. The start is read from the coarse monotonic clock (a memory read,
+    /// where the precise one is a slow call on virtual machines), so the deadline of an inline body
+    /// is judged to within the clock's tick (a few milliseconds).
     async fn execute(
         &self,
         args: T::Args,
         ctx: &ToolContext,
         timeout: Option<Duration>,
     ) -> Result<T::Output, ToolFailure> {
-        let started = timeout.map(|limit| (Instant::now(), limit));
+        let started = timeout.map(|limit| (coarsetime::Instant::now_without_cache_update(), limit));
         let mut body = pin!(self.tool.call(args, ctx));
         let mut timer: Option<Pin<Box<tokio::time::Sleep>>> = None;
         std::future::poll_fn(|cx| {
             match catch_unwind(AssertUnwindSafe(|| body.as_mut().poll(cx))) {
                 Ok(Poll::Ready(result)) => {
                     if let Some((start, limit)) = started
-                        && start.elapsed() > limit
+                        && since(start) > limit
                     {
                         // It finished, but late: an inline body no timer could interrupt.
                         return Poll::Ready(Err(ToolFailure::TimedOut(limit)));
@@ -376,8 +378,9 @@ impl<T: Tool> ToolRuntime<T> {
             let Some((start, limit)) = started else {
                 return Poll::Pending;
             };
-            let timer = timer
-                .get_or_insert_with(|| Box::pin(tokio::time::sleep_until((start + limit).into())));
+            let timer = timer.get_or_insert_with(|| {
+                Box::pin(tokio::time::sleep(limit.saturating_sub(since(start))))
+            });
             timer
                 .as_mut()
                 .poll(cx)
@@ -385,6 +388,13 @@ impl<T: Tool> ToolRuntime<T> {
         })
         .await
     }
+}
+
+/// Time since `start`, on the coarse clock.
+fn since(start: coarsetime::Instant) -> Duration {
+    coarsetime::Instant::now_without_cache_update()
+        .duration_since(start)
+        .into()
 }
 
 /// A tool with its types erased, as the agent loop and the MCP server hold it.
