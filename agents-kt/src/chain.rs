@@ -3,11 +3,15 @@
 //! interceptors and then the gates through [`run_chain`]; nothing else implements the chain rules.
 
 use std::any::Any;
+use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures::FutureExt;
+use futures::future::BoxFuture;
 
 use crate::gate::GateInChain;
 use crate::{
@@ -165,84 +169,199 @@ impl Default for ChainOptions {
 /// assert_eq!(outcome.effect, Effect::ProceedWith);
 /// assert_eq!(outcome.decisions.len(), 2);
 /// ```
-pub async fn run_chain<T, R>(
-    links: &[Link<T, R>],
+pub fn run_chain<'a, T, R>(
+    links: &'a [Link<T, R>],
     value: T,
-    ctx: &InterceptContext<'_>,
+    ctx: &'a InterceptContext<'a>,
     options: ChainOptions,
-) -> ChainOutcome<T, R> {
+) -> ChainRun<'a, T, R>
+where
+    T: Send + 'a,
+    R: Send + 'a,
+{
     let mut chain = ChainState::new(value, options.stage);
     for (index, link) in links.iter().enumerate() {
-        // A panic, while deciding or while awaiting the decision, is a Deny (rule 4).
-        let decision = {
-            let value = &chain.value;
-            match catch_unwind(AssertUnwindSafe(|| link.interceptor.intercept(value, ctx))) {
-                Ok(Intercepted::Ready(decision)) => decision,
-                Ok(Intercepted::Pending(future)) => {
-                    let decided = AssertUnwindSafe(future).catch_unwind();
-                    let decided = match options.timeout {
-                        None => decided.await,
-                        // Boxed: a timer is large, and only asynchronous interceptors need one —
-                        // the chain's future stays small for the synchronous ones.
-                        Some(limit) => match Box::pin(tokio::time::timeout(limit, decided)).await {
-                            Ok(decided) => decided,
-                            Err(_) => Ok(Decision::Deny(format!(
-                                "interceptor '{}' timed out after {limit:?}",
-                                link.label(index)
-                            ))),
-                        },
-                    };
-                    decided
-                        .unwrap_or_else(|payload| Decision::Deny(panic_message(payload.as_ref())))
-                }
-                Err(payload) => Decision::Deny(panic_message(payload.as_ref())),
+        match ask(link, &chain.value, ctx) {
+            Asked::Now(decision) => chain.note(index, link, decision),
+            // The first interceptor that awaits moves the rest of the chain into a future: only
+            // asynchronous chains pay for one.
+            Asked::Later(pending) => {
+                return ChainRun::later(Box::pin(async move {
+                    let decision = settle(pending, link, index, options.timeout).await;
+                    chain.note(index, link, decision);
+                    for (index, link) in links.iter().enumerate().skip(index + 1) {
+                        let decision = match ask(link, &chain.value, ctx) {
+                            Asked::Now(decision) => decision,
+                            Asked::Later(pending) => {
+                                settle(pending, link, index, options.timeout).await
+                            }
+                        };
+                        chain.note(index, link, decision);
+                    }
+                    chain.finish()
+                }));
             }
-        };
-        // Most decisions are `Proceed`: nothing to record, and no call to make.
-        if !matches!(decision, Decision::Proceed) {
-            chain.record(index, link, decision);
         }
     }
-    chain.finish()
+    ChainRun::now(chain.finish())
+}
+
+/// An interceptor's answer, a panic while deciding already turned into a `Deny` (rule 4).
+enum Asked<'a, T, R> {
+    Now(Decision<T, R>),
+    Later(BoxFuture<'a, Decision<T, R>>),
+}
+
+fn ask<'a, T, R>(link: &'a Link<T, R>, value: &T, ctx: &InterceptContext<'_>) -> Asked<'a, T, R> {
+    match catch_unwind(AssertUnwindSafe(|| link.interceptor.intercept(value, ctx))) {
+        Ok(Intercepted::Ready(decision)) => Asked::Now(decision),
+        Ok(Intercepted::Pending(future)) => Asked::Later(future),
+        Err(payload) => Asked::Now(Decision::Deny(panic_message(payload.as_ref()))),
+    }
+}
+
+/// Await an interceptor's decision: a panic while awaiting is a `Deny`, and so is no decision
+/// within `timeout`.
+async fn settle<T, R>(
+    pending: BoxFuture<'_, Decision<T, R>>,
+    link: &Link<T, R>,
+    index: usize,
+    timeout: Option<Duration>,
+) -> Decision<T, R> {
+    let decided = AssertUnwindSafe(pending).catch_unwind();
+    let decided = match timeout {
+        None => decided.await,
+        Some(limit) => match tokio::time::timeout(limit, decided).await {
+            Ok(decided) => decided,
+            Err(_) => Ok(Decision::Deny(format!(
+                "interceptor '{}' timed out after {limit:?}",
+                link.label(index)
+            ))),
+        },
+    };
+    decided.unwrap_or_else(|payload| Decision::Deny(panic_message(payload.as_ref())))
+}
+
+/// A chain's outcome: ready at once when every interceptor answered synchronously (no future
+/// state, no allocation), else a boxed future finishing the chain.
+#[must_use = "a chain's outcome must be awaited"]
+pub struct ChainRun<'a, T, R> {
+    state: RunState<'a, T, R>,
+}
+
+enum RunState<'a, T, R> {
+    Now(Option<ChainOutcome<T, R>>),
+    Later(BoxFuture<'a, ChainOutcome<T, R>>),
+}
+
+impl<'a, T, R> ChainRun<'a, T, R> {
+    fn now(outcome: ChainOutcome<T, R>) -> Self {
+        ChainRun {
+            state: RunState::Now(Some(outcome)),
+        }
+    }
+
+    fn later(future: BoxFuture<'a, ChainOutcome<T, R>>) -> Self {
+        ChainRun {
+            state: RunState::Later(future),
+        }
+    }
+}
+
+// Nothing inside is ever pinned in place: the outcome is only moved out.
+impl<T, R> Unpin for ChainRun<'_, T, R> {}
+
+impl<T, R> Future for ChainRun<'_, T, R> {
+    type Output = ChainOutcome<T, R>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match &mut self.get_mut().state {
+            RunState::Now(outcome) => match outcome.take() {
+                Some(outcome) => Poll::Ready(outcome),
+                None => panic!("a chain's outcome was polled after it was taken"),
+            },
+            RunState::Later(future) => future.as_mut().poll(cx),
+        }
+    }
 }
 
 /// The one guard of every interception point: the interceptor chain, then — only when the guarded
 /// thing would run — every gate on the final value. A gate's `Deny` overrides the chain's
-/// `Proceed` or `ProceedWith`; nothing overrides a chain's `Deny` or `Substitute`.
-pub(crate) async fn guard<T, R>(
-    chain: &[Link<T, R>],
-    gates: &[Link<T, R>],
+/// `Proceed` or `ProceedWith`; nothing overrides a chain's `Deny` or `Substitute`. Synchronous
+/// chains and gates are decided at once, without a future of their own.
+pub(crate) fn guard<'a, T, R>(
+    chain: &'a [Link<T, R>],
+    gates: &'a [Link<T, R>],
     value: T,
-    ctx: &InterceptContext<'_>,
+    ctx: &'a InterceptContext<'a>,
     timeout: Duration,
-) -> ChainOutcome<T, R> {
-    if chain.is_empty() && gates.is_empty() {
-        // Nothing to ask: skip building the chains' futures altogether.
-        return ChainOutcome {
-            value,
-            effect: Effect::Proceed,
-            decisions: Vec::new(),
-        };
-    }
+) -> ChainRun<'a, T, R>
+where
+    T: Send + 'a,
+    R: Send + 'a,
+{
     let options = ChainOptions {
         stage: DecisionStage::Interceptor,
         timeout: Some(timeout),
     };
-    let mut outcome = run_chain(chain, value, ctx, options).await;
-    let would_run = matches!(outcome.effect, Effect::Proceed | Effect::ProceedWith);
-    if would_run && !gates.is_empty() {
-        let options = ChainOptions {
-            stage: DecisionStage::Gate,
-            ..options
-        };
-        let gated = run_chain(gates, outcome.value, ctx, options).await;
-        outcome.value = gated.value;
-        outcome.decisions.extend(gated.decisions);
-        if let Effect::Deny(reason) = gated.effect {
-            outcome.effect = Effect::Deny(reason);
+    let gate_options = ChainOptions {
+        stage: DecisionStage::Gate,
+        ..options
+    };
+    match run_chain(chain, value, ctx, options).state {
+        RunState::Now(Some(outcome)) if !would_gate(&outcome, gates) => ChainRun::now(outcome),
+        RunState::Now(Some(outcome)) => {
+            let ChainOutcome {
+                value,
+                effect,
+                decisions,
+            } = outcome;
+            match run_chain(gates, value, ctx, gate_options).state {
+                RunState::Now(Some(gated)) => ChainRun::now(gated_by(effect, decisions, gated)),
+                RunState::Later(gated) => ChainRun::later(Box::pin(async move {
+                    gated_by(effect, decisions, gated.await)
+                })),
+                RunState::Now(None) => unreachable!("a fresh chain run holds its outcome"),
+            }
         }
+        RunState::Later(outcome) => ChainRun::later(Box::pin(async move {
+            let outcome = outcome.await;
+            if !would_gate(&outcome, gates) {
+                return outcome;
+            }
+            let ChainOutcome {
+                value,
+                effect,
+                decisions,
+            } = outcome;
+            let gated = run_chain(gates, value, ctx, gate_options).await;
+            gated_by(effect, decisions, gated)
+        })),
+        RunState::Now(None) => unreachable!("a fresh chain run holds its outcome"),
     }
-    outcome
+}
+
+/// Whether gates must judge: there are some, and the chain let the guarded thing run.
+fn would_gate<T, R>(outcome: &ChainOutcome<T, R>, gates: &[Link<T, R>]) -> bool {
+    !gates.is_empty() && matches!(outcome.effect, Effect::Proceed | Effect::ProceedWith)
+}
+
+/// The chain's effect and decisions, followed by the gates': a gate's `Deny` wins.
+fn gated_by<T, R>(
+    effect: Effect<R>,
+    mut decisions: Vec<ChainDecision>,
+    gated: ChainOutcome<T, R>,
+) -> ChainOutcome<T, R> {
+    decisions.extend(gated.decisions);
+    let effect = match gated.effect {
+        Effect::Deny(reason) => Effect::Deny(reason),
+        _ => effect,
+    };
+    ChainOutcome {
+        value: gated.value,
+        effect,
+        decisions,
+    }
 }
 
 /// A chain being run: the value the next interceptor observes, and what was decided so far.
@@ -264,8 +383,9 @@ impl<T, R> ChainState<T, R> {
     }
 
     /// Apply rules 1–3 to the decision of interceptor `index`.
-    fn record(&mut self, index: usize, link: &Link<T, R>, decision: Decision<T, R>) {
+    fn note(&mut self, index: usize, link: &Link<T, R>, decision: Decision<T, R>) {
         let kind = decision.kind();
+        // Most decisions are `Proceed`: nothing to record.
         if kind == DecisionKind::Proceed {
             return;
         }

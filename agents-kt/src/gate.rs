@@ -59,7 +59,7 @@ pub enum Gated<'a> {
 /// use agents_kt::{Extensions, Gate, Gated, InterceptContext, RunIds, Verdict};
 /// struct UnderTmp;
 /// impl Gate<String> for UnderTmp {
-///     fn check<'a>(&'a self, path: &'a String, _ctx: &'a InterceptContext<'_>) -> Gated<'a> {
+///     fn check<'a>(&'a self, path: &String, _ctx: &InterceptContext<'_>) -> Gated<'a> {
 ///         Gated::Ready(if path.starts_with("/tmp/") { Verdict::Allow } else { Verdict::deny("outside /tmp") })
 ///     }
 /// }
@@ -69,7 +69,7 @@ pub enum Gated<'a> {
 /// ```
 pub trait Gate<T>: Send + Sync {
     /// Allow or deny `value`.
-    fn check<'a>(&'a self, value: &'a T, ctx: &'a InterceptContext<'_>) -> Gated<'a>;
+    fn check<'a>(&'a self, value: &T, ctx: &InterceptContext<'_>) -> Gated<'a>;
 }
 
 /// What a gate may return without awaiting: a [`Verdict`], or `Result<Verdict, E>` where
@@ -136,7 +136,7 @@ where
     F: Fn(&U) -> V + Send + Sync,
     V: GateReturn<M>,
 {
-    fn check<'a>(&'a self, value: &'a T, _: &'a InterceptContext<'_>) -> Gated<'a> {
+    fn check<'a>(&'a self, value: &T, _: &InterceptContext<'_>) -> Gated<'a> {
         (self.f)(value.borrow()).into_gated()
     }
 }
@@ -148,7 +148,7 @@ where
     F: Fn(&U, &InterceptContext<'_>) -> V + Send + Sync,
     V: GateReturn<M>,
 {
-    fn check<'a>(&'a self, value: &'a T, ctx: &'a InterceptContext<'_>) -> Gated<'a> {
+    fn check<'a>(&'a self, value: &T, ctx: &InterceptContext<'_>) -> Gated<'a> {
         (self.f)(value.borrow(), ctx).into_gated()
     }
 }
@@ -209,8 +209,8 @@ pub(crate) struct GateInChain<T>(pub Arc<dyn Gate<T>>);
 impl<T, R> Interceptor<T, R> for GateInChain<T> {
     fn intercept<'a>(
         &'a self,
-        value: &'a T,
-        ctx: &'a InterceptContext<'_>,
+        value: &T,
+        ctx: &InterceptContext<'_>,
     ) -> Intercepted<'a, T, R> {
         match self.0.check(value, ctx) {
             Gated::Ready(verdict) => Intercepted::Ready(decision(verdict)),

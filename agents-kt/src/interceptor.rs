@@ -39,7 +39,7 @@ pub enum Intercepted<'a, T, R> {
 ///
 /// struct OnlyEven;
 /// impl Interceptor<u32, u32> for OnlyEven {
-///     fn intercept<'a>(&'a self, value: &'a u32, _ctx: &'a InterceptContext<'_>) -> Intercepted<'a, u32, u32> {
+///     fn intercept<'a>(&'a self, value: &u32, _ctx: &InterceptContext<'_>) -> Intercepted<'a, u32, u32> {
 ///         Intercepted::Ready(if value % 2 == 0 { Decision::Proceed } else { Decision::deny("odd") })
 ///     }
 /// }
@@ -51,8 +51,8 @@ pub trait Interceptor<T, R>: Send + Sync {
     /// Decide about `value`, knowing whose call it is from `ctx`.
     fn intercept<'a>(
         &'a self,
-        value: &'a T,
-        ctx: &'a InterceptContext<'_>,
+        value: &T,
+        ctx: &InterceptContext<'_>,
     ) -> Intercepted<'a, T, R>;
 }
 
@@ -173,7 +173,7 @@ where
     F: Fn(&U) -> D + Send + Sync,
     D: InterceptorReturn<T, R, M>,
 {
-    fn intercept<'a>(&'a self, value: &'a T, _: &'a InterceptContext<'_>) -> Intercepted<'a, T, R> {
+    fn intercept<'a>(&'a self, value: &T, _: &InterceptContext<'_>) -> Intercepted<'a, T, R> {
         (self.f)(value.borrow()).into_intercepted()
     }
 }
@@ -187,8 +187,8 @@ where
 {
     fn intercept<'a>(
         &'a self,
-        value: &'a T,
-        ctx: &'a InterceptContext<'_>,
+        value: &T,
+        ctx: &InterceptContext<'_>,
     ) -> Intercepted<'a, T, R> {
         (self.f)(value.borrow(), ctx).into_intercepted()
     }

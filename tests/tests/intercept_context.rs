@@ -210,8 +210,8 @@ struct Counter {
 impl agents_kt::Interceptor<Vec<Message>, String> for Counter {
     fn intercept<'a>(
         &'a self,
-        _messages: &'a Vec<Message>,
-        _ctx: &'a InterceptContext<'_>,
+        _messages: &Vec<Message>,
+        _ctx: &InterceptContext<'_>,
     ) -> agents_kt::Intercepted<'a, Vec<Message>, String> {
         let n = self.seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         agents_kt::Intercepted::Ready(if n == 0 {
@@ -225,8 +225,8 @@ impl agents_kt::Interceptor<Vec<Message>, String> for Counter {
 impl agents_kt::Interceptor<Value, Value> for Counter {
     fn intercept<'a>(
         &'a self,
-        args: &'a Value,
-        ctx: &'a InterceptContext<'_>,
+        args: &Value,
+        ctx: &InterceptContext<'_>,
     ) -> agents_kt::Intercepted<'a, Value, Value> {
         self.seen
             .fetch_add(100, std::sync::atomic::Ordering::SeqCst);

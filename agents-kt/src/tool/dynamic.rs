@@ -45,8 +45,8 @@ where
 {
     fn intercept<'a>(
         &'a self,
-        args: &'a Value,
-        ctx: &'a InterceptContext<'_>,
+        args: &Value,
+        ctx: &InterceptContext<'_>,
     ) -> Intercepted<'a, Value, Value> {
         (self.f)(parts(ctx).0, args).into_intercepted()
     }
@@ -59,8 +59,8 @@ where
 {
     fn intercept<'a>(
         &'a self,
-        args: &'a Value,
-        ctx: &'a InterceptContext<'_>,
+        args: &Value,
+        ctx: &InterceptContext<'_>,
     ) -> Intercepted<'a, Value, Value> {
         (self.f)(parts(ctx).0, args, ctx).into_intercepted()
     }
@@ -73,8 +73,8 @@ where
 {
     fn intercept<'a>(
         &'a self,
-        result: &'a Value,
-        ctx: &'a InterceptContext<'_>,
+        result: &Value,
+        ctx: &InterceptContext<'_>,
     ) -> Intercepted<'a, Value, Value> {
         let (tool, args) = parts(ctx);
         (self.f)(tool, args, result).into_intercepted()
@@ -88,8 +88,8 @@ where
 {
     fn intercept<'a>(
         &'a self,
-        result: &'a Value,
-        ctx: &'a InterceptContext<'_>,
+        result: &Value,
+        ctx: &InterceptContext<'_>,
     ) -> Intercepted<'a, Value, Value> {
         let (tool, args) = parts(ctx);
         (self.f)(tool, args, result, ctx).into_intercepted()
@@ -101,7 +101,7 @@ where
     F: Fn(&str, &Value) -> V + Send + Sync,
     V: GateReturn<M>,
 {
-    fn check<'a>(&'a self, args: &'a Value, ctx: &'a InterceptContext<'_>) -> Gated<'a> {
+    fn check<'a>(&'a self, args: &Value, ctx: &InterceptContext<'_>) -> Gated<'a> {
         (self.f)(parts(ctx).0, args).into_gated()
     }
 }
@@ -111,7 +111,7 @@ where
     F: Fn(&str, &Value, &InterceptContext<'_>) -> V + Send + Sync,
     V: GateReturn<M>,
 {
-    fn check<'a>(&'a self, args: &'a Value, ctx: &'a InterceptContext<'_>) -> Gated<'a> {
+    fn check<'a>(&'a self, args: &Value, ctx: &InterceptContext<'_>) -> Gated<'a> {
         (self.f)(parts(ctx).0, args, ctx).into_gated()
     }
 }

@@ -32,8 +32,8 @@ pub(crate) struct TypedLink<X, R>(pub Arc<dyn Interceptor<X, R>>);
 impl<X: Serialize + Send + Sync, R> Interceptor<Viewed<X>, R> for TypedLink<X, R> {
     fn intercept<'a>(
         &'a self,
-        value: &'a Viewed<X>,
-        ctx: &'a InterceptContext<'_>,
+        value: &Viewed<X>,
+        ctx: &InterceptContext<'_>,
     ) -> Intercepted<'a, Viewed<X>, R> {
         let keep_json = value.json.is_some();
         match self.0.intercept(&value.typed, ctx) {
@@ -90,8 +90,8 @@ where
 {
     fn intercept<'a>(
         &'a self,
-        value: &'a Viewed<X>,
-        ctx: &'a InterceptContext<'_>,
+        value: &Viewed<X>,
+        ctx: &InterceptContext<'_>,
     ) -> Intercepted<'a, Viewed<X>, R> {
         let Some(json) = &value.json else {
             // The runtime builds the view whenever a dynamic link is in the chain; never guess.
