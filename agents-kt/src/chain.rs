@@ -212,6 +212,7 @@ enum Asked<'a, T, R> {
     Later(BoxFuture<'a, Decision<T, R>>),
 }
 
+#[inline(always)]
 fn ask<'a, T, R>(link: &'a Link<T, R>, value: &T, ctx: &InterceptContext<'_>) -> Asked<'a, T, R> {
     match catch_unwind(AssertUnwindSafe(|| link.interceptor.intercept(value, ctx))) {
         Ok(Intercepted::Ready(decision)) => Asked::Now(decision),
@@ -289,6 +290,7 @@ impl<T, R> Future for ChainRun<'_, T, R> {
 /// thing would run — every gate on the final value. A gate's `Deny` overrides the chain's
 /// `Proceed` or `ProceedWith`; nothing overrides a chain's `Deny` or `Substitute`. Synchronous
 /// chains and gates are decided at once, without a future of their own.
+#[inline]
 pub(crate) fn guard<'a, T, R>(
     chain: &'a [Link<T, R>],
     gates: &'a [Link<T, R>],
@@ -300,6 +302,14 @@ where
     T: Send + 'a,
     R: Send + 'a,
 {
+    if chain.is_empty() && gates.is_empty() {
+        // Nothing to ask.
+        return ChainRun::now(ChainOutcome {
+            value,
+            effect: Effect::Proceed,
+            decisions: Vec::new(),
+        });
+    }
     let options = ChainOptions {
         stage: DecisionStage::Interceptor,
         timeout: Some(timeout),
@@ -318,9 +328,11 @@ where
             } = outcome;
             match run_chain(gates, value, ctx, gate_options).state {
                 RunState::Now(Some(gated)) => ChainRun::now(gated_by(effect, decisions, gated)),
-                RunState::Later(gated) => ChainRun::later(Box::pin(async move {
-                    gated_by(effect, decisions, gated.await)
-                })),
+                RunState::Later(gated) => {
+                    ChainRun::later(Box::pin(
+                        async move { gated_by(effect, decisions, gated.await) },
+                    ))
+                }
                 RunState::Now(None) => unreachable!("a fresh chain run holds its outcome"),
             }
         }
@@ -382,13 +394,18 @@ impl<T, R> ChainState<T, R> {
         }
     }
 
-    /// Apply rules 1–3 to the decision of interceptor `index`.
+    /// Apply rules 1–3 to the decision of interceptor `index`. Most decisions are `Proceed`:
+    /// that check is inlined into the loop, the recording is not.
+    #[inline(always)]
     fn note(&mut self, index: usize, link: &Link<T, R>, decision: Decision<T, R>) {
-        let kind = decision.kind();
-        // Most decisions are `Proceed`: nothing to record.
-        if kind == DecisionKind::Proceed {
-            return;
+        if !matches!(decision, Decision::Proceed) {
+            self.record(index, link, decision);
         }
+    }
+
+    #[inline(never)]
+    fn record(&mut self, index: usize, link: &Link<T, R>, decision: Decision<T, R>) {
+        let kind = decision.kind();
         let effective = matches!(self.effect, Effect::Proceed);
         let reason = match &decision {
             Decision::Deny(reason) => Some(reason.clone()),

@@ -207,11 +207,7 @@ impl<T, U: ?Sized, G: Gate<T> + 'static> IntoGate<T, U, Stateful> for G {
 pub(crate) struct GateInChain<T>(pub Arc<dyn Gate<T>>);
 
 impl<T, R> Interceptor<T, R> for GateInChain<T> {
-    fn intercept<'a>(
-        &'a self,
-        value: &T,
-        ctx: &InterceptContext<'_>,
-    ) -> Intercepted<'a, T, R> {
+    fn intercept<'a>(&'a self, value: &T, ctx: &InterceptContext<'_>) -> Intercepted<'a, T, R> {
         match self.0.check(value, ctx) {
             Gated::Ready(verdict) => Intercepted::Ready(decision(verdict)),
             Gated::Pending(future) => {

@@ -49,11 +49,7 @@ pub enum Intercepted<'a, T, R> {
 /// ```
 pub trait Interceptor<T, R>: Send + Sync {
     /// Decide about `value`, knowing whose call it is from `ctx`.
-    fn intercept<'a>(
-        &'a self,
-        value: &T,
-        ctx: &InterceptContext<'_>,
-    ) -> Intercepted<'a, T, R>;
+    fn intercept<'a>(&'a self, value: &T, ctx: &InterceptContext<'_>) -> Intercepted<'a, T, R>;
 }
 
 /// Marker types that keep the blanket conversions below apart; users never name them.
@@ -185,11 +181,7 @@ where
     F: Fn(&U, &InterceptContext<'_>) -> D + Send + Sync,
     D: InterceptorReturn<T, R, M>,
 {
-    fn intercept<'a>(
-        &'a self,
-        value: &T,
-        ctx: &InterceptContext<'_>,
-    ) -> Intercepted<'a, T, R> {
+    fn intercept<'a>(&'a self, value: &T, ctx: &InterceptContext<'_>) -> Intercepted<'a, T, R> {
         (self.f)(value.borrow(), ctx).into_intercepted()
     }
 }

@@ -280,7 +280,16 @@ impl<T: Tool> ToolRuntime<T> {
                 }
             }
         };
-        let (result, after) = self.after(output, substituted, &args_json, setup).await;
+        let (result, after) = if self.chains.after.is_empty() {
+            // No after-tool chain: no future to build for it.
+            let result = CallResult::Completed {
+                output,
+                substituted,
+            };
+            (result, Vec::new())
+        } else {
+            self.after(output, substituted, &args_json, setup).await
+        };
         CallRecord {
             args: args_json,
             result,
@@ -299,15 +308,6 @@ impl<T: Tool> ToolRuntime<T> {
         setup: &CallSetup<'_>,
     ) -> (CallResult<T::Output>, Vec<ChainDecision>) {
         let chains = &self.chains;
-        if chains.after.is_empty() {
-            return (
-                CallResult::Completed {
-                    output,
-                    substituted,
-                },
-                Vec::new(),
-            );
-        }
         let json = chains.json_output.then(|| json(&output));
         let intercept = InterceptContext {
             args: Some(args_json),
