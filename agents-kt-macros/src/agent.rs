@@ -9,7 +9,9 @@ use syn::{Attribute, Ident, ImplItem, ImplItemFn, ItemImpl, Type};
 
 use crate::attr::{AgentAttr, InterceptorAttr, SkillAttr, ToolAttr, krate};
 use crate::errors::Errors;
-use crate::interceptor::{Point, check_params, decision_check, point_types, verdict_check};
+use crate::interceptor::{
+    Point, check_params, decision_check, point_types, tool_param_check, verdict_check,
+};
 use crate::naming::closest;
 use crate::signature::{self, ParamKind, Receiver, Signature};
 use crate::skill::{self, SkillDef, SkillParts};
@@ -325,22 +327,9 @@ fn interceptor(
         }
         None => items.push(verdict_check(krate, sig)),
     }
-    if let (Some(tool), Some(Type::Reference(reference))) =
-        (point.tool(), sig.params.first().map(|p| &p.ty))
-    {
+    if let Some(tool) = point.tool() {
         let tool_type = tool_ident(tool);
-        let argument = &*reference.elem;
-        let check = if matches!(point, Point::AfterTool(_)) {
-            quote_spanned!(argument.span()=> #krate::__private::assert_output_of::<#tool_type, #argument>();)
-        } else {
-            quote_spanned!(argument.span()=> #krate::__private::assert_arguments_of::<#tool_type, #argument>();)
-        };
-        items.push(quote! {
-            const _: () = {
-                #[allow(dead_code)]
-                fn __check() { #check }
-            };
-        });
+        items.push(tool_param_check(krate, point, &quote!(#tool_type), sig));
     }
     let arguments: Vec<_> = (0..wanted)
         .map(|n| quote::format_ident!("__a{}", n))

@@ -299,24 +299,10 @@ fn owning_async(krate: &TokenStream, mut function: ItemFn, sig: &Signature) -> T
 /// verdict. Turn and skill interceptors are checked where they are registered, where the agent's
 /// output type is known.
 fn free_function_checks(krate: &TokenStream, point: &Point, sig: &Signature) -> TokenStream {
-    let mut checks = quote!();
-    if let (Some(tool), Some(first)) = (point.tool(), sig.params.first()) {
-        let param_ty = match &first.ty {
-            Type::Reference(reference) => &*reference.elem,
-            other => other,
-        };
-        let check = if matches!(point, Point::AfterTool(_)) {
-            quote_spanned!(param_ty.span()=> #krate::__private::assert_output_of::<#tool, #param_ty>();)
-        } else {
-            quote_spanned!(param_ty.span()=> #krate::__private::assert_arguments_of::<#tool, #param_ty>();)
-        };
-        checks.extend(quote! {
-            const _: () = {
-                #[allow(dead_code)]
-                fn __check() { #check }
-            };
-        });
-    }
+    let mut checks = match point.tool() {
+        Some(tool) => tool_param_check(krate, point, &quote!(#tool), sig),
+        None => quote!(),
+    };
     if point.is_gate() {
         checks.extend(verdict_check(krate, sig));
     } else if !matches!(point, Point::Turn | Point::Skill) {
@@ -326,6 +312,34 @@ fn free_function_checks(krate: &TokenStream, point: &Point, sig: &Signature) -> 
         }
     }
     checks
+}
+
+/// The first parameter of a tool's interceptor or gate must be that tool's arguments (its output,
+/// after the call), checked by rustc at the user's type.
+pub(crate) fn tool_param_check(
+    krate: &TokenStream,
+    point: &Point,
+    tool_type: &TokenStream,
+    sig: &Signature,
+) -> TokenStream {
+    let Some(first) = sig.params.first() else {
+        return quote!();
+    };
+    let param_ty = match &first.ty {
+        Type::Reference(reference) => &*reference.elem,
+        other => other,
+    };
+    let check = if matches!(point, Point::AfterTool(_)) {
+        quote_spanned!(param_ty.span()=> #krate::__private::assert_output_of::<#tool_type, #param_ty>();)
+    } else {
+        quote_spanned!(param_ty.span()=> #krate::__private::assert_arguments_of::<#tool_type, #param_ty>();)
+    };
+    quote! {
+        const _: () = {
+            #[allow(dead_code)]
+            fn __check() { #check }
+        };
+    }
 }
 
 /// A gate must return a `Verdict` (or a `Result` of one).

@@ -92,8 +92,8 @@ impl<T, R> Link<T, R> {
         self
     }
 
-    /// A gate, as a link that only proceeds or denies.
-    pub(crate) fn gate(gate: Arc<dyn Gate<T>>) -> Self
+    /// A gate, as a link that only proceeds or denies (for [`guard`]'s `gates`).
+    pub fn gate(gate: Arc<dyn Gate<T>>) -> Self
     where
         T: 'static,
     {
@@ -290,8 +290,26 @@ impl<T, R> Future for ChainRun<'_, T, R> {
 /// thing would run — every gate on the final value. A gate's `Deny` overrides the chain's
 /// `Proceed` or `ProceedWith`; nothing overrides a chain's `Deny` or `Substitute`. Synchronous
 /// chains and gates are decided at once, without a future of their own.
+///
+/// ```
+/// use std::sync::Arc;
+/// use agents_kt::chain::{Effect, Link, guard};
+/// use agents_kt::{Decision, Extensions, FnInterceptor, IntoGate, InterceptContext, RunIds, Verdict};
+///
+/// let rewrite: Vec<Link<String, ()>> = vec![Link::new(Arc::new(FnInterceptor::<_, str, _>::new(
+///     |path: &str| Decision::<String, ()>::ProceedWith(path.replace("~", "/etc")),
+/// )))];
+/// let gates: Vec<Link<String, ()>> = vec![Link::gate(IntoGate::<String, str, _>::into_gate(
+///     |path: &str| if path.starts_with("/etc") { Verdict::deny("system path") } else { Verdict::Allow },
+/// ))];
+/// let (ids, extensions) = (RunIds::default(), Extensions::new());
+/// let ctx = InterceptContext::detached(&ids, &extensions);
+/// let timeout = std::time::Duration::from_secs(60);
+/// let outcome = futures::executor::block_on(guard(&rewrite, &gates, "~/passwd".to_string(), &ctx, timeout));
+/// assert_eq!(outcome.effect, Effect::Deny("system path".into()));
+/// ```
 #[inline]
-pub(crate) fn guard<'a, T, R>(
+pub fn guard<'a, T, R>(
     chain: &'a [Link<T, R>],
     gates: &'a [Link<T, R>],
     value: T,
@@ -319,36 +337,40 @@ where
         ..options
     };
     match run_chain(chain, value, ctx, options).state {
-        RunState::Now(Some(outcome)) if !would_gate(&outcome, gates) => ChainRun::now(outcome),
-        RunState::Now(Some(outcome)) => {
-            let ChainOutcome {
-                value,
-                effect,
-                decisions,
-            } = outcome;
-            match run_chain(gates, value, ctx, gate_options).state {
-                RunState::Now(Some(gated)) => ChainRun::now(gated_by(effect, decisions, gated)),
-                RunState::Later(gated) => {
-                    ChainRun::later(Box::pin(
-                        async move { gated_by(effect, decisions, gated.await) },
-                    ))
-                }
-                RunState::Now(None) => unreachable!("a fresh chain run holds its outcome"),
-            }
-        }
+        RunState::Now(Some(outcome)) => then_gates(outcome, gates, ctx, gate_options),
         RunState::Later(outcome) => ChainRun::later(Box::pin(async move {
-            let outcome = outcome.await;
-            if !would_gate(&outcome, gates) {
-                return outcome;
-            }
-            let ChainOutcome {
-                value,
-                effect,
-                decisions,
-            } = outcome;
-            let gated = run_chain(gates, value, ctx, gate_options).await;
-            gated_by(effect, decisions, gated)
+            then_gates(outcome.await, gates, ctx, gate_options).await
         })),
+        RunState::Now(None) => unreachable!("a fresh chain run holds its outcome"),
+    }
+}
+
+/// The gates' verdicts on the chain's `outcome`, when the guarded thing would run.
+fn then_gates<'a, T, R>(
+    outcome: ChainOutcome<T, R>,
+    gates: &'a [Link<T, R>],
+    ctx: &'a InterceptContext<'a>,
+    options: ChainOptions,
+) -> ChainRun<'a, T, R>
+where
+    T: Send + 'a,
+    R: Send + 'a,
+{
+    if !would_gate(&outcome, gates) {
+        return ChainRun::now(outcome);
+    }
+    let ChainOutcome {
+        value,
+        effect,
+        decisions,
+    } = outcome;
+    match run_chain(gates, value, ctx, options).state {
+        RunState::Now(Some(gated)) => ChainRun::now(gated_by(effect, decisions, gated)),
+        RunState::Later(gated) => {
+            ChainRun::later(Box::pin(
+                async move { gated_by(effect, decisions, gated.await) },
+            ))
+        }
         RunState::Now(None) => unreachable!("a fresh chain run holds its outcome"),
     }
 }

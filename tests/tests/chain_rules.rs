@@ -1,13 +1,13 @@
 //! The chain runner against a ten-line reference model of the five chain rules, over thousands of
 //! random chains mixing Proceed / ProceedWith / Deny / Substitute / panic / Err, sync and async.
 
-use std::sync::{Arc, Once};
+use std::sync::Arc;
 
 use agents_kt::chain::{ChainDecision, ChainOptions, Effect, Link, run_chain};
 use agents_kt::{
     Decision, DecisionKind, DecisionStage, Extensions, FnInterceptor, InterceptContext, RunIds,
 };
-use agents_kt_tests::Log;
+use agents_kt_tests::{Log, quiet_scripted_panics};
 use proptest::prelude::*;
 
 #[derive(Clone, Debug)]
@@ -106,23 +106,6 @@ fn step() -> impl Strategy<Value = Step> {
     ]
 }
 
-/// Scripted panics are expected by the thousand; keep every other panic's report.
-fn quiet_scripted_panics() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        let default = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            let scripted = info
-                .payload()
-                .downcast_ref::<String>()
-                .is_some_and(|m| m.starts_with("scripted panic"));
-            if !scripted {
-                default(info);
-            }
-        }));
-    });
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(4000))]
 
@@ -211,4 +194,91 @@ fn an_empty_chain_proceeds_with_the_value_unchanged() {
     assert_eq!(outcome.effect, Effect::Proceed);
     assert_eq!(outcome.value, 0);
     assert!(outcome.decisions.is_empty());
+}
+
+/// A gate's scripted verdict.
+#[derive(Clone, Debug)]
+enum GateStep {
+    Allow,
+    Deny(String),
+    Panic(String),
+}
+
+fn gate_step() -> impl Strategy<Value = GateStep> {
+    prop_oneof![
+        3 => Just(GateStep::Allow),
+        1 => "[a-z]{1,6}".prop_map(|r| GateStep::Deny(format!("gate {r}"))),
+        1 => "[a-z]{1,6}".prop_map(|r| GateStep::Panic(format!("scripted panic gate {r}"))),
+    ]
+}
+
+fn gate(step: GateStep, asynchronous: bool, seen: Log<i32>) -> Link<i32, i32> {
+    let verdict = move |value: &i32| {
+        seen.push(*value);
+        match &step {
+            GateStep::Allow => agents_kt::Verdict::Allow,
+            GateStep::Deny(reason) => agents_kt::Verdict::Deny(reason.clone()),
+            GateStep::Panic(message) => panic!("{}", message.clone()),
+        }
+    };
+    let gate = if asynchronous {
+        agents_kt::IntoGate::<i32, i32, _>::into_gate(move |value: &i32| {
+            let verdict = verdict(value);
+            async move {
+                tokio::task::yield_now().await;
+                verdict
+            }
+        })
+    } else {
+        agents_kt::IntoGate::<i32, i32, _>::into_gate(verdict)
+    };
+    Link::gate(gate)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// The guard: the chain as the reference says; then, only if the chain let the thing run,
+    /// every gate on the final value, the first denying gate's reason the effect.
+    #[test]
+    fn guard_runs_gates_on_the_final_value_and_the_first_gate_deny_wins(
+        steps in prop::collection::vec((step(), any::<bool>()), 0..6),
+        gates in prop::collection::vec((gate_step(), any::<bool>()), 0..4),
+        input in -100..0i32,
+    ) {
+        quiet_scripted_panics();
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
+        let (seen, gate_seen) = (Log::new(), Log::new());
+        let chain: Vec<_> = steps
+            .iter()
+            .map(|(step, asynchronous)| interceptor(step.clone(), *asynchronous, seen.clone()))
+            .collect();
+        let links: Vec<_> = gates
+            .iter()
+            .map(|(step, asynchronous)| gate(step.clone(), *asynchronous, gate_seen.clone()))
+            .collect();
+        let (ids, extensions) = (RunIds::default(), Extensions::new());
+        let ctx = InterceptContext::detached(&ids, &extensions);
+        let outcome = runtime.block_on(agents_kt::chain::guard(
+            &chain, &links, input, &ctx, std::time::Duration::from_secs(60),
+        ));
+        let plain: Vec<Step> = steps.iter().map(|(s, _)| s.clone()).collect();
+        let (_, value, effect, _) = reference(&plain, input);
+        let would_run = matches!(effect, Effect::Proceed | Effect::ProceedWith);
+        if !would_run {
+            prop_assert!(gate_seen.is_empty(), "no gate runs when the chain denied or substituted");
+            prop_assert_eq!(outcome.effect, effect);
+        } else {
+            prop_assert_eq!(gate_seen.entries(), vec![value; gates.len()], "every gate sees the final value");
+            let first_deny = gates.iter().find_map(|(g, _)| match g {
+                GateStep::Allow => None,
+                GateStep::Deny(reason) | GateStep::Panic(reason) => Some(reason.clone()),
+            });
+            match first_deny {
+                Some(reason) => prop_assert_eq!(outcome.effect, Effect::Deny(reason)),
+                None => prop_assert_eq!(outcome.effect, effect),
+            }
+        }
+        prop_assert_eq!(outcome.value, value);
+    }
 }

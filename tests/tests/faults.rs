@@ -3,35 +3,14 @@
 //! with the same `AgentError::Panicked`, the session ends with `Failed`, and `on_error` and
 //! `RunFailed` fire once. Nothing unwinds into the caller.
 
-use std::sync::Once;
-
 use agents_kt::{
     Agent, AgentError, AgentEvent, ChatRequest, ChatResponse, ChatStream, ModelClient, ModelError,
     PipelineEvent, Reply, ScriptedModel, Skill, SkillContext, SkillError, Tool, ToolContext,
     ToolError,
 };
-use agents_kt_tests::{PATHS, Path, Seen, drain, drive};
+use agents_kt_tests::{PATHS, Path, Seen, drain, drive, quiet_scripted_panics};
 use futures::future::BoxFuture;
 use serde_json::json;
-
-/// Scripted panics are expected here; keep every other panic's report.
-fn quiet_scripted_panics() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        let default = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            let text = info
-                .payload()
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| info.payload().downcast_ref::<String>().cloned())
-                .unwrap_or_default();
-            if !text.starts_with("scripted") && !info.payload().is::<u32>() {
-                default(info);
-            }
-        }));
-    });
-}
 
 /// A model client that panics where it is told to.
 #[derive(Clone, Copy)]
