@@ -165,6 +165,12 @@ impl<'a> InterceptContext<'a> {
         self.client
     }
 
+    /// At the after-tool point: the arguments the tool ran with, as JSON (a hand-written dynamic
+    /// after-interceptor reads them here); `None` elsewhere.
+    pub fn arguments(&self) -> Option<&'a Value> {
+        self.args
+    }
+
     /// What the caller attached to this run with `run_with` / `session_with`.
     pub fn extensions(&self) -> &'a Extensions {
         self.extensions

@@ -116,6 +116,10 @@ async fn a_dynamic_replacement_that_does_not_fit_the_output_withholds_the_result
         .tool(agents_kt_tests::WriteFile::default())
         .on_after_tool_call(|_: &str, _: &Value, _: &Value, ctx: &InterceptContext| {
             assert!(ctx.tool_call_id().is_some());
+            assert_eq!(
+                ctx.arguments(),
+                Some(&json!({"path": "/tmp/a", "contents": "x"}))
+            );
             Decision::ProceedWith(json!({"not": "a string"}))
         })
         .build()
