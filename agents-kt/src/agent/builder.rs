@@ -16,7 +16,7 @@ use crate::interceptor::name_of;
 use crate::observers::{Observers, PipelineHub};
 use crate::skill::SkillKind;
 use crate::tool::runtime::{ErasedTool, ToolChains, ToolRuntime};
-use crate::tool::view::{JsonLink, TypedLink};
+use crate::tool::view::{JsonLink, TypedLink, Viewing};
 use crate::tool::{ToolGate, ToolInterceptorOf};
 use crate::{
     AgentError, Budget, BudgetUsage, BuildError, Gate, Interceptor, InterceptorDecision,
@@ -593,14 +593,14 @@ fn chains_for<T: Tool>(entries: &[ToolEntry]) -> Result<ToolChains<T>, BuildErro
                     .push(with_name(Link::new(Arc::new(link)), name));
             }
             (ToolLink::Dynamic(dynamic), ToolStage::After) => {
-                let link = JsonLink::new(Arc::clone(dynamic), "result", T::NAME);
+                let link = JsonLink::new(Arc::clone(dynamic), Viewing::Result, T::NAME);
                 chains
                     .after
                     .push(with_name(Link::new(Arc::new(link)), name));
                 chains.json_output = true;
             }
             (ToolLink::Dynamic(dynamic), _) => {
-                let link = JsonLink::new(Arc::clone(dynamic), "arguments", T::NAME);
+                let link = JsonLink::new(Arc::clone(dynamic), Viewing::Arguments, T::NAME);
                 chains
                     .before
                     .push(with_name(Link::new(Arc::new(link)), name));
@@ -609,7 +609,7 @@ fn chains_for<T: Tool>(entries: &[ToolEntry]) -> Result<ToolChains<T>, BuildErro
             (ToolLink::DynamicGate(gate), _) => {
                 let gate: Arc<dyn Interceptor<Value, Value>> =
                     Arc::new(GateInChain(Arc::clone(gate)));
-                let link = JsonLink::new(gate, "arguments", T::NAME);
+                let link = JsonLink::new(gate, Viewing::Arguments, T::NAME);
                 chains
                     .gates
                     .push(with_name(Link::new(Arc::new(link)), name));

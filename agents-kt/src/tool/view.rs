@@ -62,16 +62,43 @@ fn viewed<X: Serialize, R>(decision: Decision<X, R>, keep_json: bool) -> Decisio
 /// denies, saying why (fail closed).
 pub(crate) struct JsonLink<X, R> {
     inner: Arc<dyn Interceptor<Value, Value>>,
-    /// What the JSON stands for, in a denial's reason: "arguments of tool 'x'", say.
-    what: &'static str,
+    what: Viewing,
     tool: &'static str,
     _types: PhantomData<fn() -> (X, R)>,
+}
+
+/// What a dynamic link sees as JSON: a tool's arguments (before the call) or its result (after).
+#[derive(Clone, Copy)]
+pub(crate) enum Viewing {
+    Arguments,
+    Result,
+}
+
+impl Viewing {
+    fn noun(self) -> &'static str {
+        match self {
+            Viewing::Arguments => "arguments",
+            Viewing::Result => "result",
+        }
+    }
+
+    /// The reason a replacement that does not convert is denied.
+    fn misfit(self, tool: &str, error: &serde_json::Error) -> String {
+        match self {
+            Viewing::Arguments => {
+                format!("interceptor's replacement arguments do not fit tool '{tool}': {error}")
+            }
+            Viewing::Result => format!(
+                "interceptor's replacement result does not fit the output of tool '{tool}': {error}"
+            ),
+        }
+    }
 }
 
 impl<X, R> JsonLink<X, R> {
     pub(crate) fn new(
         inner: Arc<dyn Interceptor<Value, Value>>,
-        what: &'static str,
+        what: Viewing,
         tool: &'static str,
     ) -> Self {
         JsonLink {
@@ -97,7 +124,8 @@ where
             // The runtime builds the view whenever a dynamic link is in the chain; never guess.
             return Intercepted::Ready(Decision::Deny(format!(
                 "the {} of tool '{}' could not be shown to an interceptor as JSON",
-                self.what, self.tool
+                self.what.noun(),
+                self.tool
             )));
         };
         let (what, tool) = (self.what, self.tool);
@@ -113,7 +141,7 @@ where
 /// Convert a JSON decision into the chain's types.
 fn typed<X: DeserializeOwned, R: DeserializeOwned>(
     decision: Decision<Value, Value>,
-    what: &str,
+    what: Viewing,
     tool: &str,
 ) -> Decision<Viewed<X>, R> {
     match decision {
@@ -124,9 +152,7 @@ fn typed<X: DeserializeOwned, R: DeserializeOwned>(
                 typed,
                 json: Some(replacement),
             }),
-            Err(error) => Decision::Deny(format!(
-                "interceptor's replacement {what} do not fit tool '{tool}': {error}"
-            )),
+            Err(error) => Decision::Deny(what.misfit(tool, &error)),
         },
         Decision::Substitute(result) => match from_json(&result) {
             Ok(result) => Decision::Substitute(result),
