@@ -99,6 +99,7 @@ pub struct AgentBuilder<IN, OUT> {
     turn_chain: Vec<Link<Vec<Message>, OUT>>,
     turn_gates: Vec<Link<Vec<Message>, OUT>>,
     last: Option<Registered>,
+    tool_concurrency: usize,
     observers: Observers,
     errors: Vec<BuildError>,
 }
@@ -133,6 +134,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             turn_chain: Vec::new(),
             turn_gates: Vec::new(),
             last: None,
+            tool_concurrency: 1,
             observers: Observers::default(),
             errors: Vec::new(),
         }
@@ -153,6 +155,25 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
     /// The system prompt, first message of every agentic skill's conversation.
     pub fn system_prompt(mut self, prompt: impl Into<String>) -> Self {
         self.system_prompt = Some(prompt.into());
+        self
+    }
+
+    /// How many of the tool calls the model asks for in one turn may run at once (default 1: one
+    /// after another). Each call still passes its own guard, timeout and budget count; the
+    /// answers go back to the model in the order it asked. The calls share the run's task, so a
+    /// tool that blocks its thread blocks the others: use `#[tool(blocking)]` for those.
+    ///
+    /// ```
+    /// use agents_kt::{Agent, Reply, ScriptedModel};
+    /// let agent: Agent<String, String> = Agent::builder("a")
+    ///     .model(ScriptedModel::new([Reply::text("ok")]))
+    ///     .tool_concurrency(4)
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = agent;
+    /// ```
+    pub fn tool_concurrency(mut self, calls: usize) -> Self {
+        self.tool_concurrency = calls.max(1);
         self
     }
 
@@ -501,6 +522,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             observers: self.observers,
             hub: PipelineHub::default(),
             budget: self.budget,
+            tool_concurrency: self.tool_concurrency,
             output: OutputFormat::of::<OUT>(),
             runs: AtomicU64::new(0),
             calls: AtomicU64::new(0),

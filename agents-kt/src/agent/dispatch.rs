@@ -4,6 +4,8 @@
 
 use std::sync::Arc;
 
+use futures::StreamExt;
+use futures::stream::FuturesOrdered;
 use serde_json::Value;
 use tracing::Instrument;
 
@@ -44,6 +46,43 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         }
         .instrument(span)
         .await
+    }
+
+    /// Every tool call of one model turn, each through its own guard, up to the agent's
+    /// `tool_concurrency` at once (polled together on the run's task; 1 = one after another).
+    /// The answers come back in the model's order. A run-ending error (a budget, a tool past its
+    /// deadline) ends the run at the first such call in that order, and the calls still in flight
+    /// are dropped (cancelled); a denial, a failure or a panic in one call is only that call's
+    /// answer.
+    pub(crate) async fn dispatch_all(
+        self: &Arc<Self>,
+        skill: &str,
+        allowed: &[String],
+        calls: &[ToolCall],
+    ) -> Result<Vec<Message>, AgentError> {
+        let concurrency = self.core.tool_concurrency;
+        if concurrency <= 1 || calls.len() <= 1 {
+            let mut answers = Vec::with_capacity(calls.len());
+            for call in calls {
+                answers.push(self.dispatch(skill, allowed, call).await?);
+            }
+            return Ok(answers);
+        }
+        // A window of `concurrency` calls in flight, refilled in the model's order; the ordered
+        // set yields answers in the order the calls were pushed.
+        let mut waiting = calls.iter();
+        let mut in_flight = FuturesOrdered::new();
+        for call in waiting.by_ref().take(concurrency) {
+            in_flight.push_back(self.dispatch(skill, allowed, call));
+        }
+        let mut answers = Vec::with_capacity(calls.len());
+        while let Some(answer) = in_flight.next().await {
+            answers.push(answer?);
+            if let Some(call) = waiting.next() {
+                in_flight.push_back(self.dispatch(skill, allowed, call));
+            }
+        }
+        Ok(answers)
     }
 
     /// A call of a tool the caller may use (the allow-list, or the MCP exposure, already

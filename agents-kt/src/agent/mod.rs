@@ -74,6 +74,8 @@ pub(crate) struct Core<OUT> {
     observers: Observers,
     hub: PipelineHub,
     budget: Budget,
+    /// How many tool calls of one turn may run at once.
+    tool_concurrency: usize,
     output: OutputFormat,
     runs: AtomicU64,
     calls: AtomicU64,

@@ -346,10 +346,9 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             }
             // The calls move into the history once; the answers follow them in call order.
             let assistant = Message::assistant(response.content, response.tool_calls);
-            let mut answers = Vec::with_capacity(assistant.tool_calls.len());
-            for call in &assistant.tool_calls {
-                answers.push(self.dispatch(skill, allowed, call).await?);
-            }
+            let answers = self
+                .dispatch_all(skill, allowed, &assistant.tool_calls)
+                .await?;
             request.messages.push(assistant);
             request.messages.extend(answers);
         }
