@@ -5,77 +5,21 @@
 //! Without those variables the test says so and does nothing, unless `AGENTS_KT_REQUIRE_LLAMA=1`
 //! (set by CI), which makes their absence a failure.
 
-use std::net::TcpListener;
-use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use agents_kt::prelude::*;
 use agents_kt::{HttpSettings, OpenAiCompatible, Usage};
+use agents_kt_tests::llama::{LlamaServer, locate};
 use agents_kt_tests::{Log, Path, drive};
 use futures::StreamExt;
 
-/// A running `llama-server`; killed when dropped, whatever happened.
-struct LlamaServer {
-    child: tokio::process::Child,
-    base: String,
+/// What these tests need of the server.
+trait Serves {
+    fn model(&self) -> OpenAiCompatible;
+    async fn prompt_tokens_total(&self) -> f64;
 }
 
-impl Drop for LlamaServer {
-    fn drop(&mut self) {
-        let _ = self.child.start_kill();
-    }
-}
-
-impl LlamaServer {
-    async fn start(binary: &str, model: &str) -> LlamaServer {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = tokio::process::Command::new(binary)
-            .args([
-                "-m",
-                model,
-                "--host",
-                "127.0.0.1",
-                "--port",
-                &port.to_string(),
-            ])
-            .args([
-                "--ctx-size",
-                "2048",
-                "--threads",
-                "2",
-                "--parallel",
-                "1",
-                "--metrics",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("llama-server starts");
-        let server = LlamaServer {
-            child,
-            base: format!("http://127.0.0.1:{port}"),
-        };
-        let deadline = Instant::now() + Duration::from_secs(120);
-        loop {
-            let healthy = reqwest::get(format!("{}/health", server.base))
-                .await
-                .is_ok_and(|r| r.status().is_success());
-            if healthy {
-                return server;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "llama-server did not become healthy in 120 s"
-            );
-            tokio::time::sleep(Duration::from_millis(250)).await;
-        }
-    }
-
+impl Serves for LlamaServer {
     fn model(&self) -> OpenAiCompatible {
         OpenAiCompatible::new(format!("{}/v1", self.base), "smollm2")
             .max_tokens(24)
@@ -102,29 +46,12 @@ impl LlamaServer {
     }
 }
 
-fn locate() -> Option<(String, String)> {
-    match (std::env::var("LLAMA_SERVER"), std::env::var("LLAMA_MODEL")) {
-        (Ok(server), Ok(model)) => Some((server, model)),
-        _ => {
-            let required = std::env::var("AGENTS_KT_REQUIRE_LLAMA").is_ok_and(|v| v == "1");
-            assert!(
-                !required,
-                "AGENTS_KT_REQUIRE_LLAMA=1 but LLAMA_SERVER / LLAMA_MODEL are not set"
-            );
-            eprintln!(
-                "skipping: run `eval \"$(scripts/llama-server.sh)\"` to test against a real llama-server"
-            );
-            None
-        }
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_real_llama_server_serves_run_and_session_and_interceptors_change_what_it_receives() {
     let Some((binary, model)) = locate() else {
         return;
     };
-    let server = LlamaServer::start(&binary, &model).await;
+    let server = LlamaServer::start(&binary, &model, &[]).await;
 
     // 1. The chat path completes over real HTTP.
     let agent: Agent<String, String> = Agent::builder("real")

@@ -1,0 +1,287 @@
+//! A real model drives tool calls through the chain: llama-server with SmolLM2-135M and the
+//! tool-call template in `tests/fixtures/llama-tools.jinja`, asked with `tool_choice: "required"`
+//! so its grammar forces a call. A recording proxy keeps the exact bytes the server sent, so the
+//! tests compare what the tool saw with what the server said — on the run path (`chat`) and the
+//! session path (streamed tool-call deltas).
+
+use std::time::Duration;
+
+use agents_kt::prelude::*;
+use agents_kt::{HttpSettings, InterceptContext, OpenAiCompatible};
+use agents_kt_tests::llama::{Exchange, LlamaServer, Recorder, locate};
+use agents_kt_tests::{GetWeather, GetWeatherArgs, PATHS, Path, drive};
+use serde_json::{Value, json};
+
+const TEMPLATE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/llama-tools.jinja");
+
+fn model(recorder: &Recorder) -> OpenAiCompatible {
+    OpenAiCompatible::new(format!("{}/v1", recorder.base), "smollm2")
+        .max_tokens(48)
+        .tool_choice(json!("required"))
+        .settings(HttpSettings {
+            request_timeout: Duration::from_secs(180),
+            ..HttpSettings::default()
+        })
+}
+
+/// The tool calls a recorded answer carried, as `(id, name, arguments text)`: from the JSON body,
+/// or joined from the deltas of a server-sent event stream.
+fn calls_in(exchange: &Exchange) -> Vec<(String, String, String)> {
+    let text = String::from_utf8_lossy(&exchange.response);
+    let body: Result<Value, _> = serde_json::from_str(&text);
+    if let Ok(body) = body {
+        return body["choices"][0]["message"]["tool_calls"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|call| {
+                (
+                    call["id"].as_str().unwrap_or_default().to_string(),
+                    call["function"]["name"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_string(),
+                    call["function"]["arguments"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_string(),
+                )
+            })
+            .collect();
+    }
+    let mut calls: Vec<(String, String, String)> = Vec::new();
+    for line in text.lines() {
+        let Some(data) = line.strip_prefix("data: ") else {
+            continue;
+        };
+        let Ok(chunk) = serde_json::from_str::<Value>(data) else {
+            continue;
+        };
+        for delta in chunk["choices"][0]["delta"]["tool_calls"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            let index = delta["index"].as_u64().unwrap_or(0) as usize;
+            if calls.len() <= index {
+                calls.resize(index + 1, Default::default());
+            }
+            let call = &mut calls[index];
+            if let Some(id) = delta["id"].as_str() {
+                call.0 = id.to_string();
+            }
+            if let Some(name) = delta["function"]["name"].as_str() {
+                call.1.push_str(name);
+            }
+            if let Some(arguments) = delta["function"]["arguments"].as_str() {
+                call.2.push_str(arguments);
+            }
+        }
+    }
+    calls
+}
+
+/// The messages of a recorded request.
+fn messages_of(exchange: &Exchange) -> Vec<Value> {
+    let body: Value = serde_json::from_slice(&exchange.request).expect("a JSON request");
+    body["messages"].as_array().cloned().unwrap_or_default()
+}
+
+/// Stops the run at turn 3 (the model, asked to call a tool every turn, never answers in text):
+/// turns 1 and 2 reach the server.
+fn two_turns(_: &[Message], ctx: &InterceptContext) -> Decision<Vec<Message>, String> {
+    if ctx.turn() >= 3 {
+        Decision::Substitute("stopped after two turns".to_string())
+    } else {
+        Decision::Proceed
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_real_models_tool_calls_pass_the_typed_chain_and_the_server_reads_what_it_decided() {
+    let Some((binary, model_path)) = locate() else {
+        return;
+    };
+    // Greedy sampling: the same request gets the same answer, so the test is not luck.
+    let server = LlamaServer::start(
+        &binary,
+        &model_path,
+        &[
+            "--chat-template-file",
+            TEMPLATE,
+            "--temp",
+            "0",
+            "--seed",
+            "7",
+        ],
+    )
+    .await;
+
+    for path in PATHS {
+        // 1. The model's call is parsed, passes the typed chain, and the tool runs with exactly
+        //    the arguments the server sent.
+        let recorder = Recorder::start(&server.base).await;
+        let tool = GetWeather::default();
+        let typed_seen = agents_kt_tests::Log::<GetWeatherArgs>::new();
+        let log = typed_seen.clone();
+        let agent: Agent<String, String> = Agent::builder("weather")
+            .model(model(&recorder))
+            .tool(tool.clone())
+            .before_tool_call(move |args: &GetWeatherArgs| {
+                log.push(args.clone());
+                Decision::Proceed
+            })
+            .on_before_turn(two_turns)
+            .build()
+            .unwrap();
+        let (output, events) = drive(&agent, "What is the weather in Paris?", path).await;
+        assert_eq!(
+            output.expect("the run completes"),
+            "stopped after two turns",
+            "{path:?}"
+        );
+        let exchanges = recorder.exchanges();
+        assert_eq!(exchanges.len(), 2, "{path:?}: two turns reached the server");
+        assert!(
+            exchanges.iter().all(|e| e.status == 200),
+            "{path:?}: the server accepted both"
+        );
+        let sent = calls_in(&exchanges[0]);
+        assert!(!sent.is_empty(), "{path:?}: the server sent a tool call");
+        for (position, (_, name, arguments)) in sent.iter().enumerate() {
+            assert_eq!(name, "get_weather");
+            let server_args: GetWeatherArgs =
+                serde_json::from_str(arguments).expect("the server's arguments fit the tool");
+            assert_eq!(
+                tool.ran.entries()[position],
+                server_args,
+                "{path:?}: the tool saw what the server sent"
+            );
+            assert_eq!(
+                typed_seen.entries()[position],
+                server_args,
+                "{path:?}: so did the typed interceptor"
+            );
+        }
+        let id = &sent[0].0;
+        if path == Path::Session {
+            assert!(
+                events
+                    .iter()
+                    .any(|e| matches!(e, AgentEvent::ToolCallFinished { .. })),
+                "streamed tool-call deltas became a call"
+            );
+            assert!(
+                String::from_utf8_lossy(&exchanges[0].response).contains("data: "),
+                "the answer was streamed"
+            );
+        }
+        // The follow-up carries the tool's answer, linked to the server's call id.
+        let follow_up = messages_of(&exchanges[1]);
+        let answer = follow_up
+            .iter()
+            .find(|m| m["role"] == "tool")
+            .expect("a tool message");
+        assert_eq!(answer["tool_call_id"], json!(id), "{path:?}");
+    }
+
+    // 2. A Deny: the tool does not run, the model reads the denial in the next prompt — shown by
+    //    the server's own rendering of that request.
+    let recorder = Recorder::start(&server.base).await;
+    let tool = GetWeather::default();
+    let agent: Agent<String, String> = Agent::builder("weather")
+        .model(model(&recorder))
+        .tool(tool.clone())
+        .before_tool_call(|_: &GetWeatherArgs| Decision::deny("weather is classified"))
+        .on_before_turn(two_turns)
+        .build()
+        .unwrap();
+    agent
+        .run("What is the weather in Paris?".into())
+        .await
+        .unwrap();
+    assert!(tool.ran.is_empty());
+    let exchanges = recorder.exchanges();
+    let follow_up = messages_of(&exchanges[1]);
+    let denial = "ERROR: Tool 'get_weather' denied by policy: weather is classified";
+    assert!(
+        follow_up
+            .iter()
+            .any(|m| m["role"] == "tool" && m["content"] == denial)
+    );
+    let rendered = reqwest::Client::new()
+        .post(format!("{}/apply-template", server.base))
+        .header("content-type", "application/json")
+        .body(json!({"messages": follow_up}).to_string())
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let rendered: Value = serde_json::from_str(&rendered).expect("a JSON rendering");
+    let prompt = rendered["prompt"].as_str().unwrap_or_default();
+    assert!(
+        prompt.contains(denial),
+        "the server rendered the denial into the prompt: {prompt}"
+    );
+
+    // 3. ProceedWith changes what the tool sees; an after-tool redaction never reaches the
+    //    server; a Substitute stands in for the tool in the next prompt.
+    let recorder = Recorder::start(&server.base).await;
+    let tool = GetWeather::default();
+    let agent: Agent<String, String> = Agent::builder("weather")
+        .model(model(&recorder))
+        .tool(tool.clone())
+        .before_tool_call(|_: &GetWeatherArgs| {
+            Decision::ProceedWith(GetWeatherArgs {
+                city: "Oslo".into(),
+            })
+        })
+        .after_tool_call::<GetWeather, _>(|reading: &Value| {
+            let mut reading = reading.clone();
+            reading["city"] = json!("[redacted]");
+            Decision::ProceedWith(reading)
+        })
+        .on_before_turn(two_turns)
+        .build()
+        .unwrap();
+    agent
+        .run("What is the weather in Paris?".into())
+        .await
+        .unwrap();
+    assert_eq!(
+        tool.ran.entries()[0].city,
+        "Oslo",
+        "the replacement reached the tool"
+    );
+    let follow_up = recorder.exchanges()[1].request.clone();
+    let follow_up = String::from_utf8_lossy(&follow_up);
+    assert!(follow_up.contains("[redacted]"), "{follow_up}");
+    assert!(
+        !follow_up.contains(r#"\"city\":\"Oslo\""#),
+        "the redacted value never left: {follow_up}"
+    );
+
+    let recorder = Recorder::start(&server.base).await;
+    let tool = GetWeather::default();
+    let agent: Agent<String, String> = Agent::builder("weather")
+        .model(model(&recorder))
+        .tool(tool.clone())
+        .before_tool_call(|_: &GetWeatherArgs| Decision::Substitute(json!({"cached": "12C"})))
+        .on_before_turn(two_turns)
+        .build()
+        .unwrap();
+    agent
+        .run("What is the weather in Paris?".into())
+        .await
+        .unwrap();
+    assert!(tool.ran.is_empty(), "a substitute skips the tool");
+    let follow_up = messages_of(&recorder.exchanges()[1]);
+    assert!(
+        follow_up
+            .iter()
+            .any(|m| m["role"] == "tool" && m["content"] == r#"{"cached":"12C"}"#),
+        "{follow_up:?}"
+    );
+}
