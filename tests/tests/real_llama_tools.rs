@@ -285,3 +285,48 @@ async fn a_real_models_tool_calls_pass_the_typed_chain_and_the_server_reads_what
         "{follow_up:?}"
     );
 }
+
+/// A typed output the server's grammar must produce.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+struct Forecast {
+    // Bounded, so a rambling small model still closes the string within `max_tokens`.
+    #[schemars(length(max = 24))]
+    city: String,
+    celsius: i32,
+    sunny: bool,
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_real_servers_grammar_constrained_answer_deserializes_into_the_agents_output_type() {
+    let Some((binary, model_path)) = locate() else {
+        return;
+    };
+    let server = LlamaServer::start(&binary, &model_path, &["--temp", "0", "--seed", "7"]).await;
+    for path in PATHS {
+        let recorder = Recorder::start(&server.base).await;
+        let agent: Agent<String, Forecast> = Agent::builder("forecaster")
+            .model(
+                OpenAiCompatible::new(format!("{}/v1", recorder.base), "smollm2")
+                    .max_tokens(96)
+                    .settings(HttpSettings {
+                        request_timeout: Duration::from_secs(180),
+                        ..HttpSettings::default()
+                    }),
+            )
+            .system_prompt("Answer with the forecast as JSON.")
+            .build()
+            .unwrap();
+        let (output, _) = drive(&agent, "Forecast for Paris tomorrow?", path).await;
+        let forecast = output.unwrap_or_else(|error| panic!("{path:?}: {error}"));
+        // The value is the model's; its shape is the schema's, enforced by the server's grammar.
+        let request: Value = serde_json::from_slice(&recorder.exchanges()[0].request).unwrap();
+        assert_eq!(
+            request["response_format"]["type"], "json_schema",
+            "{path:?}"
+        );
+        assert!(
+            forecast.city.chars().count() <= 24,
+            "{path:?}: {forecast:?}"
+        );
+    }
+}
