@@ -330,3 +330,154 @@ async fn a_real_servers_grammar_constrained_answer_deserializes_into_the_agents_
         );
     }
 }
+
+/// The `tool_use` blocks of a recorded Messages API answer, as `(id, name, input)`: from the JSON
+/// body, or joined from a stream's `content_block_start` and `input_json_delta` events.
+fn tool_uses_in(exchange: &Exchange) -> Vec<(String, String, Value)> {
+    let text = String::from_utf8_lossy(&exchange.response);
+    if let Ok(body) = serde_json::from_str::<Value>(&text) {
+        return body["content"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|block| block["type"] == "tool_use")
+            .map(|block| {
+                (
+                    block["id"].as_str().unwrap_or_default().to_string(),
+                    block["name"].as_str().unwrap_or_default().to_string(),
+                    block["input"].clone(),
+                )
+            })
+            .collect();
+    }
+    let mut blocks: Vec<(u64, String, String, String)> = Vec::new();
+    for line in text.lines() {
+        let Some(data) = line.strip_prefix("data: ") else {
+            continue;
+        };
+        let Ok(event) = serde_json::from_str::<Value>(data) else {
+            continue;
+        };
+        let index = event["index"].as_u64().unwrap_or(0);
+        match event["type"].as_str() {
+            Some("content_block_start") if event["content_block"]["type"] == "tool_use" => {
+                let block = &event["content_block"];
+                blocks.push((
+                    index,
+                    block["id"].as_str().unwrap_or_default().to_string(),
+                    block["name"].as_str().unwrap_or_default().to_string(),
+                    String::new(),
+                ));
+            }
+            Some("content_block_delta") if event["delta"]["type"] == "input_json_delta" => {
+                if let Some(block) = blocks.iter_mut().find(|b| b.0 == index) {
+                    block
+                        .3
+                        .push_str(event["delta"]["partial_json"].as_str().unwrap_or_default());
+                }
+            }
+            _ => {}
+        }
+    }
+    blocks
+        .into_iter()
+        .map(|(_, id, name, input)| {
+            (
+                id,
+                name,
+                serde_json::from_str(&input).unwrap_or(Value::Null),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_anthropic_client_drives_real_tool_calls_and_a_denial_is_an_error_tool_result() {
+    let Some((binary, model_path)) = locate() else {
+        return;
+    };
+    let server = LlamaServer::start(
+        &binary,
+        &model_path,
+        &[
+            "--chat-template-file",
+            TEMPLATE,
+            "--temp",
+            "0",
+            "--seed",
+            "7",
+        ],
+    )
+    .await;
+    for path in PATHS {
+        for deny in [false, true] {
+            let recorder = Recorder::start(&server.base).await;
+            let tool = GetWeather::default();
+            let agent: Agent<String, String> = Agent::builder("weather")
+                .model(
+                    agents_kt::Anthropic::new("smollm2")
+                        .base_url(&recorder.base)
+                        .max_tokens(48)
+                        .tool_choice(json!({"type": "any"}))
+                        .settings(HttpSettings {
+                            request_timeout: Duration::from_secs(180),
+                            ..HttpSettings::default()
+                        }),
+                )
+                .tool(tool.clone())
+                .before_tool_call(move |_: &GetWeatherArgs| {
+                    if deny {
+                        Decision::deny("weather is classified")
+                    } else {
+                        Decision::Proceed
+                    }
+                })
+                .on_before_turn(two_turns)
+                .build()
+                .unwrap();
+            let (output, _) = drive(&agent, "What is the weather in Paris?", path).await;
+            assert_eq!(
+                output.expect("the run completes"),
+                "stopped after two turns"
+            );
+            let exchanges = recorder.exchanges();
+            assert_eq!(exchanges.len(), 2, "{path:?} deny={deny}");
+            assert!(
+                exchanges.iter().all(|e| e.status == 200),
+                "{path:?} deny={deny}"
+            );
+            let uses = tool_uses_in(&exchanges[0]);
+            assert!(
+                !uses.is_empty(),
+                "{path:?}: the server answered with tool_use"
+            );
+            let (id, name, input) = &uses[0];
+            assert_eq!(name, "get_weather");
+            let follow_up = messages_of(&exchanges[1]);
+            let result = follow_up
+                .iter()
+                .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+                .find(|block| block["type"] == "tool_result")
+                .expect("a tool_result block");
+            assert_eq!(result["tool_use_id"], json!(id), "{path:?}");
+            if deny {
+                assert!(tool.ran.is_empty());
+                assert_eq!(result["is_error"], json!(true), "{path:?}");
+                assert!(
+                    result.to_string().contains(
+                        "ERROR: Tool 'get_weather' denied by policy: weather is classified"
+                    ),
+                    "{result}"
+                );
+            } else {
+                let server_args: GetWeatherArgs =
+                    serde_json::from_value(input.clone()).expect("the input fits the tool");
+                assert_eq!(
+                    tool.ran.entries()[0],
+                    server_args,
+                    "{path:?}: the tool saw the server's input"
+                );
+            }
+        }
+    }
+}

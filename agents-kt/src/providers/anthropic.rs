@@ -29,6 +29,7 @@ pub struct Anthropic {
     api_key: Option<String>,
     model: String,
     max_tokens: u32,
+    tool_choice: Option<Value>,
     settings: HttpSettings,
 }
 
@@ -41,6 +42,7 @@ impl Anthropic {
             base_url: "https://api.anthropic.com".into(),
             api_key: None,
             model: model.into(),
+            tool_choice: None,
             max_tokens: 4096,
             settings,
         }
@@ -70,6 +72,20 @@ impl Anthropic {
     /// Another endpoint (a proxy, or a test server).
     pub fn base_url(mut self, base_url: impl Into<String>) -> Self {
         self.base_url = base_url.into().trim_end_matches('/').to_string();
+        self
+    }
+
+    /// `tool_choice` for requests that offer tools: `{"type": "auto"}` (the default),
+    /// `{"type": "any"}` (some tool must be called), `{"type": "tool", "name": …}`, or
+    /// `{"type": "none"}`.
+    ///
+    /// ```
+    /// let model = agents_kt::Anthropic::new("claude-sonnet-4-5")
+    ///     .tool_choice(serde_json::json!({"type": "any"}));
+    /// # let _ = model;
+    /// ```
+    pub fn tool_choice(mut self, choice: Value) -> Self {
+        self.tool_choice = Some(choice);
         self
     }
 
@@ -133,6 +149,9 @@ impl Anthropic {
                 .map(|tool| json!({"name": tool.name, "description": tool.description, "input_schema": tool.parameters}))
                 .collect();
             body.insert("tools".into(), Value::Array(tools));
+            if let Some(choice) = &self.tool_choice {
+                body.insert("tool_choice".into(), choice.clone());
+            }
         }
         if stream {
             body.insert("stream".into(), json!(true));
