@@ -1,5 +1,7 @@
 //! Runnable examples of agents-kt (see the `[[example]]` targets in this crate's manifest), and
-//! the one helper they share.
+//! the helpers they share.
+
+use agents_kt::PipelineEvent;
 
 /// `Ok` when the example reached the outcome it demonstrates; otherwise an error that makes the
 /// example exit non-zero, saying what was not reached.
@@ -13,5 +15,61 @@ pub fn ensure(condition: bool, what: &str) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!("example outcome not reached: {what}"))
+    }
+}
+
+/// One line of a run's transcript for a pipeline event (the quickstart's and the real-model
+/// example's).
+///
+/// ```
+/// let ids = agents_kt::RunIds { run_id: "a/run-1".into(), session_id: "a/run-1".into() };
+/// agents_kt_examples::print_event(&agents_kt::PipelineEvent::RunCompleted { ids });
+/// ```
+pub fn print_event(event: &PipelineEvent) {
+    match event {
+        PipelineEvent::RunStarted { ids, agent } => println!("run {} of {agent}", ids.run_id),
+        PipelineEvent::SkillChosen { skill, .. } => println!("skill: {skill}"),
+        PipelineEvent::TurnStarted { turn, .. } => println!("-- turn {turn}: calling the model"),
+        PipelineEvent::TurnCompleted { tool_calls, .. } if tool_calls.is_empty() => {
+            println!("   model answered")
+        }
+        PipelineEvent::TurnCompleted { tool_calls, .. } => {
+            for call in tool_calls {
+                println!("   model asks {}({})", call.name, call.arguments);
+            }
+        }
+        PipelineEvent::InterceptorDecision { decision: d, .. } => {
+            let reason = d
+                .reason
+                .as_deref()
+                .map(|r| format!(": {r}"))
+                .unwrap_or_default();
+            println!(
+                "     decision [{} {}, {} {}] {}{reason}",
+                d.point, d.target, d.stage, d.name, d.decision
+            );
+        }
+        PipelineEvent::ToolUsed {
+            tool,
+            args,
+            result,
+            substituted,
+            ..
+        } => {
+            let how = if *substituted { "substituted" } else { "ran" };
+            println!("     tool {tool}({args}) {how} -> {result}");
+        }
+        PipelineEvent::ToolDenied {
+            tool, args, reason, ..
+        } => println!("     tool {tool}({args}) denied by policy: {reason}"),
+        PipelineEvent::ToolFailed {
+            tool, args, error, ..
+        } => println!("     tool {tool}({args}) failed: {error}"),
+        PipelineEvent::ToolRejected { tool, reason, .. } => {
+            println!("     tool {tool} rejected: {reason}")
+        }
+        PipelineEvent::RunCompleted { .. } => println!("run completed"),
+        PipelineEvent::RunFailed { error, .. } => println!("run failed: {error}"),
+        other => println!("   {other:?}"),
     }
 }

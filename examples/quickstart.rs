@@ -4,8 +4,8 @@
 //!
 //! `cargo run --example quickstart`
 
-use agents_kt::PipelineEvent;
 use agents_kt::prelude::*;
+use agents_kt_examples::print_event;
 use futures::{FutureExt, StreamExt};
 use serde_json::{Value, json};
 
@@ -143,53 +143,4 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let output = output?;
     println!("final output: {output}");
     Ok(())
-}
-
-fn print_event(event: &PipelineEvent) {
-    match event {
-        PipelineEvent::RunStarted { ids, agent } => println!("run {} of {agent}", ids.run_id),
-        PipelineEvent::SkillChosen { skill, .. } => println!("skill: {skill}"),
-        PipelineEvent::TurnStarted { turn, .. } => println!("-- turn {turn}: calling the model"),
-        PipelineEvent::TurnCompleted { tool_calls, .. } if tool_calls.is_empty() => {
-            println!("   model answered")
-        }
-        PipelineEvent::TurnCompleted { tool_calls, .. } => {
-            for call in tool_calls {
-                println!("   model asks {}({})", call.name, call.arguments);
-            }
-        }
-        PipelineEvent::InterceptorDecision { decision: d, .. } => {
-            let reason = d
-                .reason
-                .as_deref()
-                .map(|r| format!(": {r}"))
-                .unwrap_or_default();
-            println!(
-                "     decision [{} {}, {} {}] {}{reason}",
-                d.point, d.target, d.stage, d.name, d.decision
-            );
-        }
-        PipelineEvent::ToolUsed {
-            tool,
-            args,
-            result,
-            substituted,
-            ..
-        } => {
-            let how = if *substituted { "substituted" } else { "ran" };
-            println!("     tool {tool}({args}) {how} -> {result}");
-        }
-        PipelineEvent::ToolDenied {
-            tool, args, reason, ..
-        } => println!("     tool {tool}({args}) denied by policy: {reason}"),
-        PipelineEvent::ToolFailed {
-            tool, args, error, ..
-        } => println!("     tool {tool}({args}) failed: {error}"),
-        PipelineEvent::ToolRejected { tool, reason, .. } => {
-            println!("     tool {tool} rejected: {reason}")
-        }
-        PipelineEvent::RunCompleted { .. } => println!("run completed"),
-        PipelineEvent::RunFailed { error, .. } => println!("run failed: {error}"),
-        other => println!("   {other:?}"),
-    }
 }
