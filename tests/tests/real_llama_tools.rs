@@ -14,14 +14,29 @@ use serde_json::{Value, json};
 
 const TEMPLATE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/llama-tools.jinja");
 
+/// The server with greedy sampling (the same request gets the same answer, so the tests are not
+/// luck), and with the tool-call template when `tools`.
+async fn greedy_server(binary: &str, model: &str, tools: bool) -> LlamaServer {
+    let mut args = vec!["--temp", "0", "--seed", "7"];
+    if tools {
+        args.extend(["--chat-template-file", TEMPLATE]);
+    }
+    LlamaServer::start(binary, model, &args).await
+}
+
+/// A small model on two cores is slow: give each request time.
+fn patient() -> HttpSettings {
+    HttpSettings {
+        request_timeout: Duration::from_secs(180),
+        ..HttpSettings::default()
+    }
+}
+
 fn model(recorder: &Recorder) -> OpenAiCompatible {
     OpenAiCompatible::new(format!("{}/v1", recorder.base), "smollm2")
         .max_tokens(48)
         .tool_choice(json!("required"))
-        .settings(HttpSettings {
-            request_timeout: Duration::from_secs(180),
-            ..HttpSettings::default()
-        })
+        .settings(patient())
 }
 
 /// The tool calls a recorded answer carried, as `(id, name, arguments text)`: from the JSON body,
@@ -102,20 +117,7 @@ async fn a_real_models_tool_calls_pass_the_typed_chain_and_the_server_reads_what
     let Some((binary, model_path)) = locate() else {
         return;
     };
-    // Greedy sampling: the same request gets the same answer, so the test is not luck.
-    let server = LlamaServer::start(
-        &binary,
-        &model_path,
-        &[
-            "--chat-template-file",
-            TEMPLATE,
-            "--temp",
-            "0",
-            "--seed",
-            "7",
-        ],
-    )
-    .await;
+    let server = greedy_server(&binary, &model_path, true).await;
 
     for path in PATHS {
         // 1. The model's call is parsed, passes the typed chain, and the tool runs with exactly
@@ -301,17 +303,14 @@ async fn a_real_servers_grammar_constrained_answer_deserializes_into_the_agents_
     let Some((binary, model_path)) = locate() else {
         return;
     };
-    let server = LlamaServer::start(&binary, &model_path, &["--temp", "0", "--seed", "7"]).await;
+    let server = greedy_server(&binary, &model_path, false).await;
     for path in PATHS {
         let recorder = Recorder::start(&server.base).await;
         let agent: Agent<String, Forecast> = Agent::builder("forecaster")
             .model(
                 OpenAiCompatible::new(format!("{}/v1", recorder.base), "smollm2")
                     .max_tokens(96)
-                    .settings(HttpSettings {
-                        request_timeout: Duration::from_secs(180),
-                        ..HttpSettings::default()
-                    }),
+                    .settings(patient()),
             )
             .system_prompt("Answer with the forecast as JSON.")
             .build()
@@ -396,19 +395,7 @@ async fn the_anthropic_client_drives_real_tool_calls_and_a_denial_is_an_error_to
     let Some((binary, model_path)) = locate() else {
         return;
     };
-    let server = LlamaServer::start(
-        &binary,
-        &model_path,
-        &[
-            "--chat-template-file",
-            TEMPLATE,
-            "--temp",
-            "0",
-            "--seed",
-            "7",
-        ],
-    )
-    .await;
+    let server = greedy_server(&binary, &model_path, true).await;
     for path in PATHS {
         for deny in [false, true] {
             let recorder = Recorder::start(&server.base).await;
@@ -419,10 +406,7 @@ async fn the_anthropic_client_drives_real_tool_calls_and_a_denial_is_an_error_to
                         .base_url(&recorder.base)
                         .max_tokens(48)
                         .tool_choice(json!({"type": "any"}))
-                        .settings(HttpSettings {
-                            request_timeout: Duration::from_secs(180),
-                            ..HttpSettings::default()
-                        }),
+                        .settings(patient()),
                 )
                 .tool(tool.clone())
                 .before_tool_call(move |_: &GetWeatherArgs| {

@@ -102,16 +102,11 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         }
         let tool_ctx = self.tool_context(&call.id);
         let listened = self.reports_tool_calls();
-        let setup = CallSetup {
-            tool_ctx: &tool_ctx,
-            intercept: self.intercept_context(None, Some((tool.name(), &call.id))),
-            interceptor_timeout: self.interceptor_timeout(),
-            tool_timeout: Some(self.tool_timeout()),
-            report: Report {
-                args: listened,
-                output: listened || structured,
-            },
+        let report = Report {
+            args: listened,
+            output: listened || structured,
         };
+        let setup = self.call_setup(&tool_ctx, tool.name(), &call.id, report);
         let record = tool.call_json(&call.arguments, &setup).await;
         let raw = || parse_or_text(&call.arguments);
         self.finish_call(&call.id, tool.name(), record, raw, structured)
@@ -139,16 +134,11 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             self.spend(BudgetTracker::begin_tool_call)?;
             let tool_ctx = self.tool_context(&call_id);
             let report = self.reports_tool_calls();
-            let setup = CallSetup {
-                tool_ctx: &tool_ctx,
-                intercept: self.intercept_context(None, Some((T::NAME, &call_id))),
-                interceptor_timeout: self.interceptor_timeout(),
-                tool_timeout: Some(self.tool_timeout()),
-                report: Report {
-                    args: report,
-                    output: report,
-                },
+            let listened = Report {
+                args: report,
+                output: report,
             };
+            let setup = self.call_setup(&tool_ctx, T::NAME, &call_id, listened);
             let record = runtime.call(args, None, &setup).await;
             let (record, output) = record.into_json(report);
             let refusal = match &record.result {
@@ -181,6 +171,24 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         }
         .instrument(span)
         .await
+    }
+
+    /// What one call of `tool` needs from this run: its context, its interceptors' context, the
+    /// timeouts, and which JSON values someone reads.
+    fn call_setup<'a>(
+        &'a self,
+        tool_ctx: &'a ToolContext,
+        tool: &'a str,
+        call_id: &'a str,
+        report: Report,
+    ) -> CallSetup<'a> {
+        CallSetup {
+            tool_ctx,
+            intercept: self.intercept_context(None, Some((tool, call_id))),
+            interceptor_timeout: self.interceptor_timeout(),
+            tool_timeout: Some(self.tool_timeout()),
+            report,
+        }
     }
 
     /// Whether anyone reads how tool calls went — tool observers, `observe()` streams, the
