@@ -33,6 +33,11 @@ pub struct Budget {
     pub max_tool_args_bytes: usize,
     /// Tokens (prompt plus completion, as the provider reports them) per run (default: no limit).
     pub max_tokens: Option<u64>,
+    /// Times one agentic skill asks the model again when its final answer does not fit the
+    /// agent's output type (default 1; 0 fails at once with [`AgentError::Output`]). The model
+    /// is told the parse error; the repair is a turn like any other: it passes the turn's
+    /// interceptors and gates and counts toward `max_turns`.
+    pub max_output_repairs: u32,
 }
 
 impl Default for Budget {
@@ -45,6 +50,7 @@ impl Default for Budget {
             interceptor_timeout: Duration::from_secs(60),
             max_tool_args_bytes: 64 * 1024,
             max_tokens: None,
+            max_output_repairs: 1,
         }
     }
 }
@@ -78,6 +84,11 @@ impl Budget {
     /// Set [`Budget::max_tokens`].
     pub fn max_tokens(mut self, tokens: u64) -> Self {
         self.max_tokens = Some(tokens);
+        self
+    }
+    /// Set [`Budget::max_output_repairs`].
+    pub fn max_output_repairs(mut self, repairs: u32) -> Self {
+        self.max_output_repairs = repairs;
         self
     }
     /// Set [`Budget::max_tool_args_bytes`].

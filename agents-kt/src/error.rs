@@ -44,9 +44,12 @@ pub enum AgentError {
     /// The model call failed.
     #[error(transparent)]
     Model(#[from] ModelError),
-    /// The model's final answer did not parse into the agent's output type.
-    #[error("the model's final answer is not a valid output: {reason}; raw answer: {raw:?}")]
+    /// The model's final answer did not parse into the agent's output type (after
+    /// [`crate::Budget::max_output_repairs`] attempts to have it repaired).
+    #[error("the model's final answer is not a valid `{expected}`: {reason}; raw answer: {raw:?}")]
     Output {
+        /// The output type's name.
+        expected: String,
         /// The answer as received.
         raw: String,
         /// Why it did not parse.

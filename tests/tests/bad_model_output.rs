@@ -254,21 +254,100 @@ async fn an_exhausted_script_fails_clearly() {
 
 #[derive(Clone, Debug, serde::Deserialize, schemars::JsonSchema)]
 struct Verdict {
-    #[allow(dead_code)]
     approved: bool,
 }
 
 #[tokio::test]
-async fn an_unparsable_final_answer_is_an_output_error_holding_the_raw_text() {
+async fn an_answer_still_unparsable_after_the_repair_is_an_output_error_naming_the_type() {
     for path in PATHS {
-        let model = ScriptedModel::new([Reply::text("yes, approved")]);
+        let model = ScriptedModel::new([Reply::text("yes, approved"), Reply::text("approved!")]);
         let agent: Agent<String, Verdict> = Agent::builder("a").model(model).build().unwrap();
-        match drive(&agent, "x", path).await.0.unwrap_err() {
-            AgentError::Output { raw, reason } => {
-                assert_eq!(raw, "yes, approved");
+        let error = drive(&agent, "x", path).await.0.unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("not a valid `bad_model_output::Verdict`"),
+            "{error}"
+        );
+        match error {
+            AgentError::Output {
+                expected,
+                raw,
+                reason,
+            } => {
+                assert_eq!(expected, "bad_model_output::Verdict");
+                assert_eq!(raw, "approved!", "the repaired answer is the one reported");
                 assert!(reason.contains("expected value"), "{reason}");
             }
             other => panic!("expected an output error, got {other}"),
         }
+    }
+}
+
+#[tokio::test]
+async fn an_unfit_answer_is_repaired_once_and_the_model_is_told_why() {
+    for path in PATHS {
+        let model = ScriptedModel::new([
+            Reply::text(r#"{"approved": "yes"}"#),
+            Reply::text(r#"{"approved": true}"#),
+        ]);
+        let agent: Agent<String, Verdict> =
+            Agent::builder("a").model(model.clone()).build().unwrap();
+        let verdict = drive(&agent, "x", path).await.0.expect("the repair fits");
+        assert!(verdict.approved);
+        let requests = model.requests();
+        assert_eq!(requests.len(), 2, "{path:?}: one repair turn");
+        let history = &requests[1].messages;
+        let [.., answer, repair] = history.as_slice() else {
+            panic!("a history")
+        };
+        assert_eq!(
+            answer.content, r#"{"approved": "yes"}"#,
+            "the model sees its answer"
+        );
+        assert!(
+            repair
+                .content
+                .starts_with("Your answer is not a valid `Verdict`: invalid type: string"),
+            "and why it did not fit: {}",
+            repair.content
+        );
+        assert!(
+            requests[1].response_format.is_some(),
+            "the schema goes again"
+        );
+    }
+}
+
+#[tokio::test]
+async fn with_no_repairs_an_unfit_answer_fails_at_once() {
+    for path in PATHS {
+        let model = ScriptedModel::new([Reply::text("yes"), Reply::text(r#"{"approved": true}"#)]);
+        let agent: Agent<String, Verdict> = Agent::builder("a")
+            .model(model.clone())
+            .budget(Budget::default().max_output_repairs(0))
+            .build()
+            .unwrap();
+        let error = drive(&agent, "x", path).await.0.unwrap_err();
+        assert!(matches!(error, AgentError::Output { .. }), "{error}");
+        assert_eq!(model.request_count(), 1, "{path:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_repair_is_a_turn_counted_toward_max_turns() {
+    for path in PATHS {
+        let model = ScriptedModel::new([Reply::text("yes"), Reply::text(r#"{"approved": true}"#)]);
+        let agent: Agent<String, Verdict> = Agent::builder("a")
+            .model(model.clone())
+            .budget(Budget::default().max_turns(1))
+            .build()
+            .unwrap();
+        let error = drive(&agent, "x", path).await.0.unwrap_err();
+        assert!(
+            matches!(error, AgentError::BudgetExceeded { .. }),
+            "{path:?}: {error}"
+        );
+        assert_eq!(model.request_count(), 1);
     }
 }

@@ -270,3 +270,124 @@ async fn an_overloaded_answer_is_retried_then_succeeds() {
     assert_eq!(agent.run("x".into()).await.unwrap(), "ok");
     assert_eq!(server.received_requests().await.unwrap().len(), 2);
 }
+
+/// A structured output, which the Messages API carries as the input of a forced tool.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+struct Forecast {
+    city: String,
+    celsius: i32,
+}
+
+#[tokio::test]
+async fn a_structured_output_is_the_input_of_a_forced_output_tool_on_run() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(message(json!([
+            {"type": "text", "text": "Here it is:"},
+            {"type": "tool_use", "id": "toolu_1", "name": "agents_kt_output",
+             "input": {"city": "Oslo", "celsius": 3}},
+        ])))
+        .mount(&server)
+        .await;
+    let agent: Agent<String, Forecast> =
+        Agent::builder("a").model(client(&server)).build().unwrap();
+    let forecast = agent.run("forecast".into()).await.unwrap();
+    assert_eq!(
+        forecast,
+        Forecast {
+            city: "Oslo".into(),
+            celsius: 3
+        },
+        "the commentary beside the call is not part of the output"
+    );
+    let body = &bodies(&server).await[0];
+    assert_eq!(body["tools"][0]["name"], "agents_kt_output");
+    assert_eq!(
+        body["tools"][0]["input_schema"]["required"],
+        json!(["city", "celsius"])
+    );
+    assert_eq!(
+        body["tool_choice"],
+        json!({"type": "tool", "name": "agents_kt_output"})
+    );
+}
+
+#[tokio::test]
+async fn a_streamed_structured_output_is_released_whole_at_message_stop() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(events(&[
+            ("content_block_start", json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})),
+            ("content_block_delta", json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Sure."}})),
+            ("content_block_start", json!({"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "toolu_1", "name": "agents_kt_output", "input": {}}})),
+            ("content_block_delta", json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": "{\"city\": \"Os"}})),
+            ("content_block_delta", json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": "lo\", \"celsius\": -2}"}})),
+            ("content_block_stop", json!({"type": "content_block_stop", "index": 1})),
+            ("message_stop", json!({"type": "message_stop"})),
+        ]))
+        .mount(&server)
+        .await;
+    let agent: Agent<String, Forecast> =
+        Agent::builder("a").model(client(&server)).build().unwrap();
+    let (output, events) = drive(&agent, "forecast", Path::Session).await;
+    assert_eq!(output.unwrap().celsius, -2);
+    let tokens: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::Token { text } => Some(text.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        tokens,
+        vec![r#"{"city": "Oslo", "celsius": -2}"#.to_string()],
+        "no commentary, no call: the answer"
+    );
+}
+
+#[tokio::test]
+async fn beside_other_tools_the_output_tool_is_offered_and_some_tool_is_required() {
+    let server = MockServer::start().await;
+    mount_in_order(
+        &server,
+        ROUTE,
+        vec![
+            message(json!([{"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Oslo"}}])),
+            message(json!([{"type": "tool_use", "id": "toolu_2", "name": "agents_kt_output", "input": {"city": "Oslo", "celsius": 7}}])),
+        ],
+    )
+    .await;
+    let weather = GetWeather::default();
+    let agent: Agent<String, Forecast> = Agent::builder("a")
+        .model(client(&server))
+        .tool(weather.clone())
+        .build()
+        .unwrap();
+    assert_eq!(agent.run("x".into()).await.unwrap().celsius, 7);
+    assert_eq!(weather.ran.entries()[0].city, "Oslo", "the real tool ran");
+    let body = &bodies(&server).await[0];
+    let names: Vec<_> = body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].clone())
+        .collect();
+    assert_eq!(names, vec![json!("get_weather"), json!("agents_kt_output")]);
+    assert_eq!(body["tool_choice"], json!({"type": "any"}));
+}
+
+#[tokio::test]
+async fn a_list_output_travels_wrapped_and_comes_back_unwrapped() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(message(json!([{"type": "tool_use", "id": "toolu_1", "name": "agents_kt_output", "input": {"value": [{"city": "Oslo", "celsius": 1}]}}])))
+        .mount(&server)
+        .await;
+    let agent: Agent<String, Vec<Forecast>> =
+        Agent::builder("a").model(client(&server)).build().unwrap();
+    assert_eq!(agent.run("x".into()).await.unwrap()[0].city, "Oslo");
+    let schema = &bodies(&server).await[0]["tools"][0]["input_schema"];
+    assert_eq!(schema["type"], "object");
+    assert_eq!(schema["properties"]["value"]["type"], "array");
+    assert!(schema["$defs"]["Forecast"].is_object(), "{schema}");
+}

@@ -303,30 +303,58 @@ async fn a_real_servers_grammar_constrained_answer_deserializes_into_the_agents_
     let Some((binary, model_path)) = locate() else {
         return;
     };
-    let server = greedy_server(&binary, &model_path, false).await;
-    for path in PATHS {
-        let recorder = Recorder::start(&server.base).await;
-        let agent: Agent<String, Forecast> = Agent::builder("forecaster")
-            .model(
-                OpenAiCompatible::new(format!("{}/v1", recorder.base), "smollm2")
-                    .max_tokens(96)
-                    .settings(patient()),
-            )
-            .system_prompt("Answer with the forecast as JSON.")
-            .build()
-            .unwrap();
-        let (output, _) = drive(&agent, "Forecast for Paris tomorrow?", path).await;
-        let forecast = output.unwrap_or_else(|error| panic!("{path:?}: {error}"));
-        // The value is the model's; its shape is the schema's, enforced by the server's grammar.
-        let request: Value = serde_json::from_slice(&recorder.exchanges()[0].request).unwrap();
-        assert_eq!(
-            request["response_format"]["type"], "json_schema",
-            "{path:?}"
-        );
-        assert!(
-            forecast.city.chars().count() <= 24,
-            "{path:?}: {forecast:?}"
-        );
+    // The tool template too: the Messages API carries the answer as a forced tool's input.
+    let server = greedy_server(&binary, &model_path, true).await;
+    for anthropic in [false, true] {
+        for path in PATHS {
+            let recorder = Recorder::start(&server.base).await;
+            let builder = Agent::builder("forecaster");
+            let builder = if anthropic {
+                builder.model(
+                    agents_kt::Anthropic::new("smollm2")
+                        .base_url(&recorder.base)
+                        .max_tokens(96)
+                        .settings(patient()),
+                )
+            } else {
+                builder.model(
+                    OpenAiCompatible::new(format!("{}/v1", recorder.base), "smollm2")
+                        .max_tokens(96)
+                        .settings(patient()),
+                )
+            };
+            let agent: Agent<String, Forecast> = builder
+                .system_prompt("Answer with the forecast as JSON.")
+                .build()
+                .unwrap();
+            let (output, _) = drive(&agent, "Forecast for Paris tomorrow?", path).await;
+            let forecast =
+                output.unwrap_or_else(|error| panic!("{path:?} anthropic={anthropic}: {error}"));
+            // The value is the model's; its shape is the schema's, enforced by the grammar.
+            assert!(
+                forecast.city.chars().count() <= 24,
+                "{path:?}: {forecast:?}"
+            );
+            let exchanges = recorder.exchanges();
+            let request: Value = serde_json::from_slice(&exchanges[0].request).unwrap();
+            if anthropic {
+                assert_eq!(request["tool_choice"]["name"], "agents_kt_output");
+                let uses = tool_uses_in(&exchanges[0]);
+                assert_eq!(uses.len(), 1, "{path:?}: the server called the output tool");
+                let (_, name, input) = &uses[0];
+                assert_eq!(name, "agents_kt_output");
+                assert_eq!(
+                    serde_json::from_value::<Forecast>(input.clone()).ok(),
+                    Some(forecast),
+                    "{path:?}: the output is the tool's input"
+                );
+            } else {
+                assert_eq!(
+                    request["response_format"]["type"], "json_schema",
+                    "{path:?}"
+                );
+            }
+        }
     }
 }
 

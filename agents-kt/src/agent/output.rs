@@ -12,6 +12,8 @@ use crate::AgentError;
 pub(crate) struct OutputFormat {
     /// `OUT`'s JSON Schema, or `None` when `OUT` is a string and takes the text as it is.
     pub schema: Option<Value>,
+    /// `OUT`'s name, for errors and for the model when it is asked to repair an answer.
+    pub type_name: &'static str,
 }
 
 impl OutputFormat {
@@ -21,6 +23,7 @@ impl OutputFormat {
             && schema.get("enum").is_none();
         OutputFormat {
             schema: (!is_plain_string).then_some(schema),
+            type_name: std::any::type_name::<OUT>(),
         }
     }
 
@@ -31,8 +34,28 @@ impl OutputFormat {
         } else {
             serde_json::from_str(unfenced(&raw)).map_err(|error| error.to_string())
         };
-        parsed.map_err(|reason| AgentError::Output { raw, reason })
+        parsed.map_err(|reason| AgentError::Output {
+            expected: self.type_name.to_string(),
+            raw,
+            reason,
+        })
     }
+
+    /// What the model is told when its answer did not parse: the error, and what to send.
+    pub(crate) fn repair_request(&self, reason: &str) -> String {
+        format!(
+            "Your answer is not a valid `{}`: {reason}. Answer again with only the JSON value, \
+             following the required schema.",
+            short_name(self.type_name)
+        )
+    }
+}
+
+/// `Forecast` for `my_crate::weather::Forecast`; generic arguments are kept.
+fn short_name(type_name: &str) -> &str {
+    let path = type_name.split('<').next().unwrap_or(type_name);
+    let start = path.rfind("::").map_or(0, |at| at + 2);
+    &type_name[start..]
 }
 
 /// The JSON inside a Markdown code fence (```json … ```), or the trimmed text when unfenced.
@@ -53,6 +76,17 @@ mod tests {
     struct Forecast {
         city: String,
         celsius: i32,
+    }
+
+    #[test]
+    fn the_repair_request_names_the_type_without_its_path_and_says_why() {
+        let format = OutputFormat::of::<Forecast>();
+        let text = format.repair_request("missing field `celsius`");
+        assert!(
+            text.starts_with("Your answer is not a valid `Forecast`: missing field `celsius`."),
+            "{text}"
+        );
+        assert_eq!(short_name("a::b::Wrapper<c::D>"), "Wrapper<c::D>");
     }
 
     #[test]
@@ -83,7 +117,12 @@ mod tests {
             .parse::<Forecast>("sunny, 3 degrees".into())
             .unwrap_err();
         match error {
-            AgentError::Output { raw, reason } => {
+            AgentError::Output {
+                expected,
+                raw,
+                reason,
+            } => {
+                assert!(expected.ends_with("Forecast"), "{expected}");
                 assert_eq!(raw, "sunny, 3 degrees");
                 assert!(!reason.is_empty());
             }

@@ -336,13 +336,29 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                 .collect(),
             response_format: self.core.output.schema.clone(),
         };
+        let mut repairs = 0;
         loop {
             let response = match self.turn(&mut request).await? {
                 Turn::Substituted(output) => return Ok(output),
                 Turn::Answered(response) => response,
             };
             if response.tool_calls.is_empty() {
-                return self.core.output.parse(response.content);
+                let (raw, reason) = match self.core.output.parse(response.content) {
+                    Ok(output) => return Ok(output),
+                    Err(AgentError::Output { raw, reason, .. })
+                        if repairs < self.core.budget.max_output_repairs =>
+                    {
+                        (raw, reason)
+                    }
+                    Err(error) => return Err(error),
+                };
+                // Ask once more, telling the model why its answer did not fit.
+                repairs += 1;
+                tracing::warn!(repair = repairs, %reason, "the final answer does not fit the output type; asking the model to repair it");
+                let repair = self.core.output.repair_request(&reason);
+                request.messages.push(Message::assistant(raw, Vec::new()));
+                request.messages.push(Message::user(repair));
+                continue;
             }
             // The calls move into the history once; the answers follow them in call order.
             let assistant = Message::assistant(response.content, response.tool_calls);

@@ -4,6 +4,7 @@ use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
 
 use super::http::{self, HttpSettings, Provider, preview};
+use super::output_tool::{OUTPUT_TOOL, OutputTool};
 use super::sse::{Decoder, Step};
 use crate::{
     ChatChunk, ChatRequest, ChatResponse, ChatStream, Message, ModelClient, ModelError, Role,
@@ -115,7 +116,9 @@ impl Anthropic {
     }
 
     /// The request body for `request`: system messages become `system`, tool results become
-    /// `tool_result` blocks of a user turn (consecutive ones merged, as the API requires).
+    /// `tool_result` blocks of a user turn (consecutive ones merged, as the API requires). A
+    /// structured answer is asked for as the input of a tool whose schema is the output's
+    /// ([`OutputTool`]).
     pub(crate) fn body(&self, request: &ChatRequest, stream: bool) -> Value {
         let system: Vec<&str> = request
             .messages
@@ -142,15 +145,20 @@ impl Anthropic {
             body.insert("system".into(), json!(system.join("\n\n")));
         }
         body.insert("messages".into(), Value::Array(messages));
-        if !request.tools.is_empty() {
-            let tools = request
-                .tools
-                .iter()
-                .map(|tool| json!({"name": tool.name, "description": tool.description, "input_schema": tool.parameters}))
-                .collect();
+        let mut tools: Vec<Value> = request
+            .tools
+            .iter()
+            .map(|tool| json!({"name": tool.name, "description": tool.description, "input_schema": tool.parameters}))
+            .collect();
+        let mut choice = self.tool_choice.clone();
+        if let (Some(output), Some(schema)) = (OutputTool::of(request), &request.response_format) {
+            choice = Some(output.choice(!tools.is_empty(), choice.as_ref()));
+            tools.push(output.definition(schema));
+        }
+        if !tools.is_empty() {
             body.insert("tools".into(), Value::Array(tools));
-            if let Some(choice) = &self.tool_choice {
-                body.insert("tool_choice".into(), choice.clone());
+            if let Some(choice) = choice {
+                body.insert("tool_choice".into(), choice);
             }
         }
         if stream {
@@ -195,8 +203,9 @@ fn blocks(message: &Message) -> (&'static str, Vec<Value>) {
     }
 }
 
-/// A whole Messages answer.
-fn response(body: &Value) -> Result<ChatResponse, ModelError> {
+/// A whole Messages answer; the input of the output tool, when `output` asks for one, is the
+/// answer's text.
+fn response(body: &Value, output: Option<OutputTool>) -> Result<ChatResponse, ModelError> {
     if body.get("type").and_then(Value::as_str) == Some("error") {
         return Err(ModelError::Other(format!(
             "provider error: {}",
@@ -210,11 +219,15 @@ fn response(body: &Value) -> Result<ChatResponse, ModelError> {
             ModelError::InvalidResponse(format!("no content in {}", preview(&body.to_string())))
         })?;
     let mut answer = ChatResponse::default();
+    let mut structured = None;
     for block in content {
         match block.get("type").and_then(Value::as_str) {
             Some("text") => answer
                 .content
                 .push_str(block["text"].as_str().unwrap_or_default()),
+            Some("tool_use") if output.is_some() && block["name"] == OUTPUT_TOOL => {
+                structured = output.map(|output| output.answer(&block["input"]));
+            }
             Some("tool_use") => answer.tool_calls.push(ToolCall::new(
                 block["id"].as_str().unwrap_or_default(),
                 block["name"].as_str().unwrap_or_default(),
@@ -225,6 +238,10 @@ fn response(body: &Value) -> Result<ChatResponse, ModelError> {
             _ => {}
         }
     }
+    if let Some(structured) = structured {
+        // Text beside the answer is the model's commentary, not part of the output.
+        answer.content = structured;
+    }
     answer.usage = body.get("usage").map(|usage| Usage {
         prompt_tokens: usage["input_tokens"].as_u64().unwrap_or(0),
         completion_tokens: usage["output_tokens"].as_u64().unwrap_or(0),
@@ -233,9 +250,46 @@ fn response(body: &Value) -> Result<ChatResponse, ModelError> {
 }
 
 /// Messages stream events; `message_stop` ends the answer, unknown events are ignored.
+///
+/// When a structured answer is asked for, text is held back and sent whole at `message_stop`:
+/// the output tool's input if the model called it, else the text (commentary before the call
+/// must not be glued to the answer).
 #[derive(Default)]
 pub(crate) struct EventDecoder {
     prompt_tokens: u64,
+    output: Option<OutputTool>,
+    /// The stream's block that is the output tool's call.
+    output_block: Option<usize>,
+    /// Held-back text, and the output tool's input so far.
+    held_text: String,
+    held_input: String,
+}
+
+impl EventDecoder {
+    /// What a `text` block or delta adds: the text now, or held back for a structured answer.
+    fn text(&mut self, text: &str) -> Vec<ChatChunk> {
+        if text.is_empty() {
+            Vec::new()
+        } else if self.output.is_some() {
+            self.held_text.push_str(text);
+            Vec::new()
+        } else {
+            vec![ChatChunk::Text(text.to_string())]
+        }
+    }
+
+    /// The held-back answer, at the end of the message.
+    fn release(&mut self) -> Vec<ChatChunk> {
+        let text = match (self.output, self.output_block) {
+            (Some(output), Some(_)) => output.answer_text(std::mem::take(&mut self.held_input)),
+            _ => std::mem::take(&mut self.held_text),
+        };
+        if text.is_empty() {
+            Vec::new()
+        } else {
+            vec![ChatChunk::Text(text)]
+        }
+    }
 }
 
 impl Decoder for EventDecoder {
@@ -273,17 +327,19 @@ impl Decoder for EventDecoder {
                 step(Vec::new())
             }
             "content_block_start" => {
+                let name = data.pointer("/content_block/name").and_then(Value::as_str);
                 match data.pointer("/content_block/type").and_then(Value::as_str) {
+                    Some("tool_use") if self.output.is_some() && name == Some(OUTPUT_TOOL) => {
+                        self.output_block = Some(index());
+                        step(Vec::new())
+                    }
                     Some("tool_use") => step(vec![ChatChunk::ToolCallDelta {
                         index: index(),
                         id: data
                             .pointer("/content_block/id")
                             .and_then(Value::as_str)
                             .map(str::to_string),
-                        name: data
-                            .pointer("/content_block/name")
-                            .and_then(Value::as_str)
-                            .map(str::to_string),
+                        name: name.map(str::to_string),
                         arguments: String::new(),
                     }]),
                     Some("text") => {
@@ -291,11 +347,8 @@ impl Decoder for EventDecoder {
                             .pointer("/content_block/text")
                             .and_then(Value::as_str)
                             .unwrap_or_default();
-                        step(if text.is_empty() {
-                            Vec::new()
-                        } else {
-                            vec![ChatChunk::Text(text.to_string())]
-                        })
+                        let chunks = self.text(text);
+                        step(chunks)
                     }
                     _ => step(Vec::new()),
                 }
@@ -306,22 +359,25 @@ impl Decoder for EventDecoder {
                         .pointer("/delta/text")
                         .and_then(Value::as_str)
                         .unwrap_or_default();
-                    step(if text.is_empty() {
-                        Vec::new()
-                    } else {
-                        vec![ChatChunk::Text(text.to_string())]
-                    })
+                    let chunks = self.text(text);
+                    step(chunks)
                 }
-                Some("input_json_delta") => step(vec![ChatChunk::ToolCallDelta {
-                    index: index(),
-                    id: None,
-                    name: None,
-                    arguments: data
+                Some("input_json_delta") => {
+                    let partial = data
                         .pointer("/delta/partial_json")
                         .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_string(),
-                }]),
+                        .unwrap_or_default();
+                    if self.output_block == Some(index()) {
+                        self.held_input.push_str(partial);
+                        return step(Vec::new());
+                    }
+                    step(vec![ChatChunk::ToolCallDelta {
+                        index: index(),
+                        id: None,
+                        name: None,
+                        arguments: partial.to_string(),
+                    }])
+                }
                 _ => step(Vec::new()),
             },
             "message_delta" => match data.pointer("/usage/output_tokens").and_then(Value::as_u64) {
@@ -332,7 +388,7 @@ impl Decoder for EventDecoder {
                 None => step(Vec::new()),
             },
             "message_stop" => Ok(Step {
-                chunks: Vec::new(),
+                chunks: self.release(),
                 done: true,
             }),
             "error" => Err(ModelError::Other(format!(
@@ -364,8 +420,15 @@ impl Provider for Anthropic {
         &self.settings
     }
 
-    fn response(body: &Value) -> Result<ChatResponse, ModelError> {
-        response(body)
+    fn decoder(&self, request: &ChatRequest) -> EventDecoder {
+        EventDecoder {
+            output: OutputTool::of(request),
+            ..EventDecoder::default()
+        }
+    }
+
+    fn response(&self, request: &ChatRequest, body: &Value) -> Result<ChatResponse, ModelError> {
+        response(body, OutputTool::of(request))
     }
 }
 

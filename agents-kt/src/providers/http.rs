@@ -15,7 +15,7 @@ use crate::{ChatRequest, ChatResponse, ChatStream, ModelError};
 /// What differs between providers; `chat` and `chat_stream` below are the same for all.
 pub(crate) trait Provider: Send + Sync {
     /// Turns the provider's stream events into chunks.
-    type Decoder: Decoder + Default;
+    type Decoder: Decoder;
     /// The request body for `request`.
     fn body(&self, request: &ChatRequest, stream: bool) -> serde_json::Value;
     /// The HTTP client, or why it could not be built.
@@ -24,8 +24,14 @@ pub(crate) trait Provider: Send + Sync {
     fn post(&self, client: &reqwest::Client, body: &str) -> RequestBuilder;
     /// Timeouts and retries.
     fn settings(&self) -> &HttpSettings;
-    /// A whole (non-streamed) answer.
-    fn response(body: &serde_json::Value) -> Result<ChatResponse, ModelError>;
+    /// The decoder of the streamed answer to `request`.
+    fn decoder(&self, request: &ChatRequest) -> Self::Decoder;
+    /// The whole (non-streamed) answer to `request`.
+    fn response(
+        &self,
+        request: &ChatRequest,
+        body: &serde_json::Value,
+    ) -> Result<ChatResponse, ModelError>;
 }
 
 /// `ModelClient::chat` for any provider: send with retries, parse the whole answer.
@@ -37,7 +43,7 @@ pub(crate) fn chat<'a, P: Provider>(
         let client = provider.client()?;
         let body = provider.body(request, false).to_string();
         let reply = send(|| provider.post(client, &body), provider.settings()).await?;
-        P::response(&json_body(reply).await?)
+        provider.response(request, &json_body(reply).await?)
     }
     .boxed()
 }
@@ -49,11 +55,12 @@ pub(crate) fn chat_stream<'a, P: Provider>(
 ) -> ChatStream<'a> {
     let body = provider.body(request, true).to_string();
     let idle = provider.settings().idle_timeout;
+    let decoder = provider.decoder(request);
     stream::once(async move {
         let client = provider.client()?;
-        send(|| provider.post(client, &body), provider.settings()).await
+        let reply = send(|| provider.post(client, &body), provider.settings()).await?;
+        Ok(sse::chunks(reply, idle, decoder))
     })
-    .map_ok(move |reply| sse::chunks(reply, idle, P::Decoder::default()))
     .try_flatten()
     .boxed()
 }

@@ -8,6 +8,8 @@ mod sse;
 mod anthropic;
 #[cfg(feature = "openai")]
 mod openai;
+#[cfg(feature = "anthropic")]
+mod output_tool;
 
 pub use http::{HttpSettings, RetryPolicy};
 

@@ -323,7 +323,11 @@ impl Provider for OpenAiCompatible {
         &self.settings
     }
 
-    fn response(body: &Value) -> Result<ChatResponse, ModelError> {
+    fn decoder(&self, _: &ChatRequest) -> ChunkDecoder {
+        ChunkDecoder
+    }
+
+    fn response(&self, _: &ChatRequest, body: &Value) -> Result<ChatResponse, ModelError> {
         response(body)
     }
 }
