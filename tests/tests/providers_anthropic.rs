@@ -308,7 +308,7 @@ async fn a_structured_output_is_the_input_of_a_forced_output_tool_on_run() {
     );
     assert_eq!(
         body["tool_choice"],
-        json!({"type": "tool", "name": "agents_kt_output"})
+        json!({"type": "tool", "name": "agents_kt_output", "disable_parallel_tool_use": true})
     );
 }
 

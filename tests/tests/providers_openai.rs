@@ -97,6 +97,10 @@ async fn the_request_carries_messages_tools_schemas_and_tool_choice() {
         json!(["city"])
     );
     assert!(body.get("stream").is_none());
+    assert!(
+        body.get("parallel_tool_calls").is_none(),
+        "the server's default unless set"
+    );
     let request = &server.received_requests().await.unwrap()[0];
     assert_eq!(
         request.headers.get("authorization").unwrap(),
@@ -454,4 +458,27 @@ async fn the_stream_path_streams_tokens_and_reports_usage() {
         .collect();
     assert_eq!(tokens.len(), 2);
     assert_eq!(seen.entries(), vec![7]);
+}
+
+#[tokio::test]
+async fn parallel_tool_calls_is_sent_with_tools_when_set() {
+    let server = MockServer::start().await;
+    mount_in_order(&server, ROUTE, vec![text("a"), text("b")]).await;
+    let with_tools: Agent<String, String> = Agent::builder("a")
+        .model(client(&server).parallel_tool_calls(false))
+        .tool(GetWeather::default())
+        .build()
+        .unwrap();
+    with_tools.run("hi".into()).await.unwrap();
+    let without_tools: Agent<String, String> = Agent::builder("a")
+        .model(client(&server).parallel_tool_calls(true))
+        .build()
+        .unwrap();
+    without_tools.run("hi".into()).await.unwrap();
+    let bodies = bodies(&server).await;
+    assert_eq!(bodies[0]["parallel_tool_calls"], false);
+    assert!(
+        bodies[1].get("parallel_tool_calls").is_none(),
+        "meaningless without tools"
+    );
 }

@@ -14,12 +14,26 @@ use serde_json::{Value, json};
 
 const TEMPLATE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/llama-tools.jinja");
 
+/// How the server renders tools.
+#[derive(Clone, Copy, PartialEq)]
+enum Tools {
+    /// The model's own template: no tools.
+    None,
+    /// The tool-call template, demonstrating one call.
+    One,
+    /// The tool-call template, demonstrating two calls in one answer.
+    Parallel,
+}
+
 /// The server with greedy sampling (the same request gets the same answer, so the tests are not
-/// luck), and with the tool-call template when `tools`.
-async fn greedy_server(binary: &str, model: &str, tools: bool) -> LlamaServer {
+/// luck), and with the tool-call template as `tools` says.
+async fn greedy_server(binary: &str, model: &str, tools: Tools) -> LlamaServer {
     let mut args = vec!["--temp", "0", "--seed", "7"];
-    if tools {
+    if tools != Tools::None {
         args.extend(["--chat-template-file", TEMPLATE]);
+    }
+    if tools == Tools::Parallel {
+        args.extend(["--chat-template-kwargs", r#"{"parallel_demo": true}"#]);
     }
     LlamaServer::start(binary, model, &args).await
 }
@@ -117,7 +131,7 @@ async fn a_real_models_tool_calls_pass_the_typed_chain_and_the_server_reads_what
     let Some((binary, model_path)) = locate() else {
         return;
     };
-    let server = greedy_server(&binary, &model_path, true).await;
+    let server = greedy_server(&binary, &model_path, Tools::One).await;
 
     for path in PATHS {
         // 1. The model's call is parsed, passes the typed chain, and the tool runs with exactly
@@ -304,7 +318,7 @@ async fn a_real_servers_grammar_constrained_answer_deserializes_into_the_agents_
         return;
     };
     // The tool template too: the Messages API carries the answer as a forced tool's input.
-    let server = greedy_server(&binary, &model_path, true).await;
+    let server = greedy_server(&binary, &model_path, Tools::One).await;
     for anthropic in [false, true] {
         for path in PATHS {
             let recorder = Recorder::start(&server.base).await;
@@ -423,7 +437,7 @@ async fn the_anthropic_client_drives_real_tool_calls_and_a_denial_is_an_error_to
     let Some((binary, model_path)) = locate() else {
         return;
     };
-    let server = greedy_server(&binary, &model_path, true).await;
+    let server = greedy_server(&binary, &model_path, Tools::One).await;
     for path in PATHS {
         for deny in [false, true] {
             let recorder = Recorder::start(&server.base).await;
@@ -491,5 +505,140 @@ async fn the_anthropic_client_drives_real_tool_calls_and_a_denial_is_an_error_to
                 );
             }
         }
+    }
+}
+
+/// `get_weather` that answers only once a second call is running beside it (or, after a wait,
+/// alone): what it answers tells whether the calls ran at the same time.
+#[derive(Clone)]
+struct Rendezvous {
+    barrier: std::sync::Arc<tokio::sync::Barrier>,
+    ran: agents_kt_tests::Log<GetWeatherArgs>,
+}
+
+impl agents_kt::Tool for Rendezvous {
+    const NAME: &'static str = "get_weather";
+    type Args = GetWeatherArgs;
+    type Output = Value;
+
+    fn description(&self) -> std::borrow::Cow<'static, str> {
+        "Current weather for a city.".into()
+    }
+
+    async fn call(
+        &self,
+        args: GetWeatherArgs,
+        _: &agents_kt::ToolContext,
+    ) -> Result<Value, agents_kt::ToolError> {
+        self.ran.push(args.clone());
+        let met = tokio::time::timeout(Duration::from_secs(20), self.barrier.wait())
+            .await
+            .is_ok();
+        Ok(json!({"city": args.city, "met": met}))
+    }
+}
+
+/// The tool messages of a recorded request, as `(tool_call_id, content)`, in order.
+fn tool_messages(exchange: &Exchange) -> Vec<(String, String)> {
+    messages_of(exchange)
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| {
+            (
+                m["tool_call_id"].as_str().unwrap_or_default().to_string(),
+                m["content"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_real_models_parallel_calls_run_together_each_through_its_chain_answered_in_order() {
+    let Some((binary, model_path)) = locate() else {
+        return;
+    };
+    let server = greedy_server(&binary, &model_path, Tools::Parallel).await;
+    let question = "What is the weather in Paris and in Oslo? Call get_weather once per city.";
+    for path in PATHS {
+        // Two calls in one answer run at the same time; the answers go back in the model's order.
+        let recorder = Recorder::start(&server.base).await;
+        let tool = Rendezvous {
+            barrier: std::sync::Arc::new(tokio::sync::Barrier::new(2)),
+            ran: agents_kt_tests::Log::new(),
+        };
+        let agent: Agent<String, String> = Agent::builder("weather")
+            .model(model(&recorder).parallel_tool_calls(true))
+            .tool(tool.clone())
+            .tool_concurrency(2)
+            .on_before_turn(two_turns)
+            .build()
+            .unwrap();
+        let (output, _) = drive(&agent, question, path).await;
+        output.unwrap_or_else(|error| panic!("{path:?}: {error}"));
+        let exchanges = recorder.exchanges();
+        let request: Value = serde_json::from_slice(&exchanges[0].request).unwrap();
+        assert_eq!(request["parallel_tool_calls"], true);
+        let sent = calls_in(&exchanges[0]);
+        assert_eq!(
+            sent.len(),
+            2,
+            "{path:?}: the server sent two calls: {sent:?}"
+        );
+        let answers = tool_messages(&exchanges[1]);
+        assert_eq!(answers.len(), 2, "{path:?}");
+        for ((id, _, arguments), (answer_id, answer)) in sent.iter().zip(&answers) {
+            assert_eq!(id, answer_id, "{path:?}: answers in the model's order");
+            let args: GetWeatherArgs = serde_json::from_str(arguments).unwrap();
+            let answer: Value = serde_json::from_str(answer).unwrap();
+            assert_eq!(answer["city"], json!(args.city), "{path:?}");
+            assert_eq!(answer["met"], true, "{path:?}: the two calls ran together");
+        }
+
+        // A Deny of one call leaves the other alone.
+        let recorder = Recorder::start(&server.base).await;
+        let weather = GetWeather::default();
+        let first_city = std::sync::Arc::new(std::sync::Mutex::new(None::<String>));
+        let first = first_city.clone();
+        let agent: Agent<String, String> = Agent::builder("weather")
+            .model(model(&recorder).parallel_tool_calls(true))
+            .tool(weather.clone())
+            .tool_concurrency(2)
+            .before_tool_call(move |args: &GetWeatherArgs| {
+                // The first call the chain sees is denied, whichever city it names.
+                let mut first = first.lock().unwrap();
+                match first.as_deref() {
+                    None => {
+                        *first = Some(args.city.clone());
+                        Decision::deny("one city at a time")
+                    }
+                    Some(_) => Decision::Proceed,
+                }
+            })
+            .on_before_turn(two_turns)
+            .build()
+            .unwrap();
+        drive(&agent, question, path).await.0.unwrap();
+        let exchanges = recorder.exchanges();
+        let sent = calls_in(&exchanges[0]);
+        assert_eq!(sent.len(), 2, "{path:?}: {sent:?}");
+        let answers = tool_messages(&exchanges[1]);
+        let denied = first_city.lock().unwrap().clone().unwrap();
+        let denials = answers
+            .iter()
+            .filter(|(_, text)| {
+                text == "ERROR: Tool 'get_weather' denied by policy: one city at a time"
+            })
+            .count();
+        assert_eq!(denials, 1, "{path:?}: {answers:?}");
+        let other = answers
+            .iter()
+            .find(|(_, text)| !text.starts_with("ERROR"))
+            .expect("the other call's result");
+        let other: Value = serde_json::from_str(&other.1).unwrap();
+        assert_ne!(other["city"], json!(denied), "{path:?}: the other call ran");
+        assert_eq!(
+            weather.ran.entries()[0].city,
+            other["city"].as_str().unwrap()
+        );
     }
 }

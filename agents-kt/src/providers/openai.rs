@@ -31,6 +31,7 @@ pub struct OpenAiCompatible {
     api_key: Option<String>,
     model: String,
     tool_choice: Option<Value>,
+    parallel_tool_calls: Option<bool>,
     max_tokens: Option<u32>,
     settings: HttpSettings,
 }
@@ -45,6 +46,7 @@ impl OpenAiCompatible {
             api_key: None,
             model: model.into(),
             tool_choice: None,
+            parallel_tool_calls: None,
             max_tokens: None,
             settings,
         }
@@ -75,6 +77,21 @@ impl OpenAiCompatible {
     /// `"none"`, or `{"type": "function", "function": {"name": …}}`.
     pub fn tool_choice(mut self, choice: Value) -> Self {
         self.tool_choice = Some(choice);
+        self
+    }
+
+    /// `parallel_tool_calls` for requests that offer tools: whether the model may ask for
+    /// several calls in one answer (the server's default when unset). The agent runs them
+    /// [`tool_concurrency`](crate::AgentBuilder::tool_concurrency) at a time, each through its
+    /// own chain.
+    ///
+    /// ```
+    /// let model = agents_kt::OpenAiCompatible::new("http://127.0.0.1:8080/v1", "m")
+    ///     .parallel_tool_calls(true);
+    /// # let _ = model;
+    /// ```
+    pub fn parallel_tool_calls(mut self, parallel: bool) -> Self {
+        self.parallel_tool_calls = Some(parallel);
         self
     }
 
@@ -130,6 +147,9 @@ impl OpenAiCompatible {
                 "tool_choice".into(),
                 self.tool_choice.clone().unwrap_or_else(|| json!("auto")),
             );
+            if let Some(parallel) = self.parallel_tool_calls {
+                body.insert("parallel_tool_calls".into(), json!(parallel));
+            }
         }
         if let Some(schema) = &request.response_format {
             body.insert(

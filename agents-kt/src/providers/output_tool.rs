@@ -43,7 +43,10 @@ impl OutputTool {
     /// `any` — every turn then ends in a tool call, and the last one is the answer.
     pub(crate) fn choice(self, other_tools: bool, user: Option<&Value>) -> Value {
         match (other_tools, user) {
-            (false, _) => json!({"type": "tool", "name": OUTPUT_TOOL}),
+            // One answer: a second call of the tool would be a second, conflicting answer.
+            (false, _) => {
+                json!({"type": "tool", "name": OUTPUT_TOOL, "disable_parallel_tool_use": true})
+            }
             (true, Some(choice)) => choice.clone(),
             (true, None) => json!({"type": "any"}),
         }
