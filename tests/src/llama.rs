@@ -93,6 +93,41 @@ impl LlamaServer {
     }
 }
 
+/// The tool-call chat template (see the file for why it is needed and how it works).
+pub const TOOL_TEMPLATE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/llama-tools.jinja");
+
+/// How the server renders tools.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Tools {
+    /// The model's own template: no tools.
+    None,
+    /// The tool-call template, demonstrating one call.
+    One,
+    /// The tool-call template, demonstrating two calls in one answer.
+    Parallel,
+}
+
+/// The server with greedy sampling (the same request gets the same answer, so the tests are not
+/// luck), and with the tool-call template as `tools` says.
+pub async fn greedy_server(binary: &str, model: &str, tools: Tools) -> LlamaServer {
+    let mut args = vec!["--temp", "0", "--seed", "7"];
+    if tools != Tools::None {
+        args.extend(["--chat-template-file", TOOL_TEMPLATE]);
+    }
+    if tools == Tools::Parallel {
+        args.extend(["--chat-template-kwargs", r#"{"parallel_demo": true}"#]);
+    }
+    LlamaServer::start(binary, model, &args).await
+}
+
+/// A small model on two cores is slow: give each request time.
+pub fn patient() -> agents_kt::HttpSettings {
+    agents_kt::HttpSettings {
+        request_timeout: Duration::from_secs(180),
+        ..agents_kt::HttpSettings::default()
+    }
+}
+
 /// One exchange the proxy saw: the request body, the response status and body, as bytes.
 #[derive(Clone, Debug)]
 pub struct Exchange {

@@ -7,44 +7,10 @@
 use std::time::Duration;
 
 use agents_kt::prelude::*;
-use agents_kt::{HttpSettings, InterceptContext, OpenAiCompatible};
-use agents_kt_tests::llama::{Exchange, LlamaServer, Recorder, locate};
+use agents_kt::{InterceptContext, OpenAiCompatible};
+use agents_kt_tests::llama::{Exchange, Recorder, Tools, greedy_server, locate, patient};
 use agents_kt_tests::{GetWeather, GetWeatherArgs, PATHS, Path, drive};
 use serde_json::{Value, json};
-
-const TEMPLATE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/llama-tools.jinja");
-
-/// How the server renders tools.
-#[derive(Clone, Copy, PartialEq)]
-enum Tools {
-    /// The model's own template: no tools.
-    None,
-    /// The tool-call template, demonstrating one call.
-    One,
-    /// The tool-call template, demonstrating two calls in one answer.
-    Parallel,
-}
-
-/// The server with greedy sampling (the same request gets the same answer, so the tests are not
-/// luck), and with the tool-call template as `tools` says.
-async fn greedy_server(binary: &str, model: &str, tools: Tools) -> LlamaServer {
-    let mut args = vec!["--temp", "0", "--seed", "7"];
-    if tools != Tools::None {
-        args.extend(["--chat-template-file", TEMPLATE]);
-    }
-    if tools == Tools::Parallel {
-        args.extend(["--chat-template-kwargs", r#"{"parallel_demo": true}"#]);
-    }
-    LlamaServer::start(binary, model, &args).await
-}
-
-/// A small model on two cores is slow: give each request time.
-fn patient() -> HttpSettings {
-    HttpSettings {
-        request_timeout: Duration::from_secs(180),
-        ..HttpSettings::default()
-    }
-}
 
 fn model(recorder: &Recorder) -> OpenAiCompatible {
     OpenAiCompatible::new(format!("{}/v1", recorder.base), "smollm2")
