@@ -482,3 +482,89 @@ async fn parallel_tool_calls_is_sent_with_tools_when_set() {
         "meaningless without tools"
     );
 }
+
+/// A server that answers the first request on each connection with keep-alive, then — as
+/// llama-server does after a streamed answer — closes the connection when the next request
+/// arrives on it, without answering. Returns its base URL and a count of connections.
+async fn server_closing_kept_alive_connections()
+-> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    async fn read_request(socket: &mut tokio::net::TcpStream) -> Option<()> {
+        let mut seen = Vec::new();
+        let mut buffer = [0u8; 4096];
+        loop {
+            let read = socket.read(&mut buffer).await.ok()?;
+            if read == 0 {
+                return None;
+            }
+            seen.extend_from_slice(&buffer[..read]);
+            let text = String::from_utf8_lossy(&seen);
+            if let Some(end) = text.find("\r\n\r\n") {
+                let length = text[..end]
+                    .lines()
+                    .find_map(|line| {
+                        let (name, value) = line.split_once(':')?;
+                        name.eq_ignore_ascii_case("content-length")
+                            .then(|| value.trim().parse::<usize>().ok())?
+                    })
+                    .unwrap_or(0);
+                if seen.len() >= end + 4 + length {
+                    return Some(());
+                }
+            }
+        }
+    }
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}/v1", listener.local_addr().unwrap());
+    let connections = std::sync::Arc::new(AtomicUsize::new(0));
+    let count = connections.clone();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            count.fetch_add(1, Ordering::SeqCst);
+            tokio::spawn(async move {
+                if read_request(&mut socket).await.is_none() {
+                    return;
+                }
+                let body = json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": "hello"}, "finish_reason": "stop"}]}).to_string();
+                let reply = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nkeep-alive: timeout=5, max=100\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = socket.write_all(reply.as_bytes()).await;
+                // The next request on this connection is read, then the connection dropped.
+                let _ = read_request(&mut socket).await;
+            });
+        }
+    });
+    (base, connections)
+}
+
+#[tokio::test]
+async fn a_kept_alive_connection_the_server_closed_is_resent_at_once_not_failed() {
+    let (base, connections) = server_closing_kept_alive_connections().await;
+    let model = OpenAiCompatible::new(base, "m").settings(HttpSettings {
+        // No retries: the resend is not one, it is the same request on a fresh connection.
+        retry: RetryPolicy {
+            max_retries: 0,
+            ..RetryPolicy::default()
+        },
+        ..HttpSettings::default()
+    });
+    let request = agents_kt::ChatRequest::new(vec![Message::user("hi")]);
+    for turn in 0..3 {
+        let answer = model.chat(&request).await;
+        assert_eq!(
+            answer.map(|a| a.content).ok().as_deref(),
+            Some("hello"),
+            "turn {turn}"
+        );
+    }
+    assert_eq!(
+        connections.load(std::sync::atomic::Ordering::SeqCst),
+        3,
+        "each later turn met a closed connection and opened a fresh one"
+    );
+}

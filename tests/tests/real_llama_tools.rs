@@ -167,105 +167,108 @@ async fn a_real_models_tool_calls_pass_the_typed_chain_and_the_server_reads_what
         assert_eq!(answer["tool_call_id"], json!(id), "{path:?}");
     }
 
-    // 2. A Deny: the tool does not run, the model reads the denial in the next prompt — shown by
-    //    the server's own rendering of that request.
-    let recorder = Recorder::start(&server.base).await;
-    let tool = GetWeather::default();
-    let agent: Agent<String, String> = Agent::builder("weather")
-        .model(model(&recorder))
-        .tool(tool.clone())
-        .before_tool_call(|_: &GetWeatherArgs| Decision::deny("weather is classified"))
-        .on_before_turn(two_turns)
-        .build()
-        .unwrap();
-    agent
-        .run("What is the weather in Paris?".into())
-        .await
-        .unwrap();
-    assert!(tool.ran.is_empty());
-    let exchanges = recorder.exchanges();
-    let follow_up = messages_of(&exchanges[1]);
-    let denial = "ERROR: Tool 'get_weather' denied by policy: weather is classified";
-    assert!(
-        follow_up
-            .iter()
-            .any(|m| m["role"] == "tool" && m["content"] == denial)
-    );
-    let rendered = reqwest::Client::new()
-        .post(format!("{}/apply-template", server.base))
-        .header("content-type", "application/json")
-        .body(json!({"messages": follow_up}).to_string())
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    let rendered: Value = serde_json::from_str(&rendered).expect("a JSON rendering");
-    let prompt = rendered["prompt"].as_str().unwrap_or_default();
-    assert!(
-        prompt.contains(denial),
-        "the server rendered the denial into the prompt: {prompt}"
-    );
+    // 2 and 3 on both paths.
+    for path in PATHS {
+        // 2. A Deny: the tool does not run, the model reads the denial in the next prompt — shown by
+        //    the server's own rendering of that request.
+        let recorder = Recorder::start(&server.base).await;
+        let tool = GetWeather::default();
+        let agent: Agent<String, String> = Agent::builder("weather")
+            .model(model(&recorder))
+            .tool(tool.clone())
+            .before_tool_call(|_: &GetWeatherArgs| Decision::deny("weather is classified"))
+            .on_before_turn(two_turns)
+            .build()
+            .unwrap();
+        drive(&agent, "What is the weather in Paris?", path)
+            .await
+            .0
+            .unwrap();
+        assert!(tool.ran.is_empty());
+        let exchanges = recorder.exchanges();
+        let follow_up = messages_of(&exchanges[1]);
+        let denial = "ERROR: Tool 'get_weather' denied by policy: weather is classified";
+        assert!(
+            follow_up
+                .iter()
+                .any(|m| m["role"] == "tool" && m["content"] == denial)
+        );
+        let rendered = reqwest::Client::new()
+            .post(format!("{}/apply-template", server.base))
+            .header("content-type", "application/json")
+            .body(json!({"messages": follow_up}).to_string())
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        let rendered: Value = serde_json::from_str(&rendered).expect("a JSON rendering");
+        let prompt = rendered["prompt"].as_str().unwrap_or_default();
+        assert!(
+            prompt.contains(denial),
+            "the server rendered the denial into the prompt: {prompt}"
+        );
 
-    // 3. ProceedWith changes what the tool sees; an after-tool redaction never reaches the
-    //    server; a Substitute stands in for the tool in the next prompt.
-    let recorder = Recorder::start(&server.base).await;
-    let tool = GetWeather::default();
-    let agent: Agent<String, String> = Agent::builder("weather")
-        .model(model(&recorder))
-        .tool(tool.clone())
-        .before_tool_call(|_: &GetWeatherArgs| {
-            Decision::ProceedWith(GetWeatherArgs {
-                city: "Oslo".into(),
+        // 3. ProceedWith changes what the tool sees; an after-tool redaction never reaches the
+        //    server; a Substitute stands in for the tool in the next prompt.
+        let recorder = Recorder::start(&server.base).await;
+        let tool = GetWeather::default();
+        let agent: Agent<String, String> = Agent::builder("weather")
+            .model(model(&recorder))
+            .tool(tool.clone())
+            .before_tool_call(|_: &GetWeatherArgs| {
+                Decision::ProceedWith(GetWeatherArgs {
+                    city: "Oslo".into(),
+                })
             })
-        })
-        .after_tool_call::<GetWeather, _>(|reading: &Value| {
-            let mut reading = reading.clone();
-            reading["city"] = json!("[redacted]");
-            Decision::ProceedWith(reading)
-        })
-        .on_before_turn(two_turns)
-        .build()
-        .unwrap();
-    agent
-        .run("What is the weather in Paris?".into())
-        .await
-        .unwrap();
-    assert_eq!(
-        tool.ran.entries()[0].city,
-        "Oslo",
-        "the replacement reached the tool"
-    );
-    let follow_up = recorder.exchanges()[1].request.clone();
-    let follow_up = String::from_utf8_lossy(&follow_up);
-    assert!(follow_up.contains("[redacted]"), "{follow_up}");
-    assert!(
-        !follow_up.contains(r#"\"city\":\"Oslo\""#),
-        "the redacted value never left: {follow_up}"
-    );
+            .after_tool_call::<GetWeather, _>(|reading: &Value| {
+                let mut reading = reading.clone();
+                reading["city"] = json!("[redacted]");
+                Decision::ProceedWith(reading)
+            })
+            .on_before_turn(two_turns)
+            .build()
+            .unwrap();
+        drive(&agent, "What is the weather in Paris?", path)
+            .await
+            .0
+            .unwrap();
+        assert_eq!(
+            tool.ran.entries()[0].city,
+            "Oslo",
+            "the replacement reached the tool"
+        );
+        let follow_up = recorder.exchanges()[1].request.clone();
+        let follow_up = String::from_utf8_lossy(&follow_up);
+        assert!(follow_up.contains("[redacted]"), "{follow_up}");
+        assert!(
+            !follow_up.contains(r#"\"city\":\"Oslo\""#),
+            "the redacted value never left: {follow_up}"
+        );
 
-    let recorder = Recorder::start(&server.base).await;
-    let tool = GetWeather::default();
-    let agent: Agent<String, String> = Agent::builder("weather")
-        .model(model(&recorder))
-        .tool(tool.clone())
-        .before_tool_call(|_: &GetWeatherArgs| Decision::Substitute(json!({"cached": "12C"})))
-        .on_before_turn(two_turns)
-        .build()
-        .unwrap();
-    agent
-        .run("What is the weather in Paris?".into())
-        .await
-        .unwrap();
-    assert!(tool.ran.is_empty(), "a substitute skips the tool");
-    let follow_up = messages_of(&recorder.exchanges()[1]);
-    assert!(
-        follow_up
-            .iter()
-            .any(|m| m["role"] == "tool" && m["content"] == r#"{"cached":"12C"}"#),
-        "{follow_up:?}"
-    );
+        let recorder = Recorder::start(&server.base).await;
+        let tool = GetWeather::default();
+        let agent: Agent<String, String> = Agent::builder("weather")
+            .model(model(&recorder))
+            .tool(tool.clone())
+            .before_tool_call(|_: &GetWeatherArgs| Decision::Substitute(json!({"cached": "12C"})))
+            .on_before_turn(two_turns)
+            .build()
+            .unwrap();
+        drive(&agent, "What is the weather in Paris?", path)
+            .await
+            .0
+            .unwrap();
+        assert!(tool.ran.is_empty(), "a substitute skips the tool");
+        let follow_up = messages_of(&recorder.exchanges()[1]);
+        assert!(
+            follow_up
+                .iter()
+                .any(|m| m["role"] == "tool" && m["content"] == r#"{"cached":"12C"}"#),
+            "{follow_up:?}"
+        );
+    }
 }
 
 /// A typed output the server's grammar must produce.

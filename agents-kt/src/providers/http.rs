@@ -158,6 +158,7 @@ pub(crate) async fn send(
     settings: &HttpSettings,
 ) -> Result<Response, ModelError> {
     let mut retry = 0;
+    let mut resent = false;
     loop {
         let attempt = build().timeout(settings.request_timeout).send().await;
         let (error, retry_after) = match attempt {
@@ -174,6 +175,14 @@ pub(crate) async fn send(
                     return Err(error);
                 }
                 (error, retry_after)
+            }
+            Err(error) if !resent && closed_before_answering(&error) => {
+                // A kept-alive connection the server had already closed (llama-server closes one
+                // after every streamed answer without saying so). Not a failure of the request:
+                // sent again at once, on a fresh connection, once — not after a backoff.
+                tracing::debug!(error = %error_chain(&error), "kept-alive connection was closed; resending");
+                resent = true;
+                continue;
             }
             Err(error) => {
                 let retryable = error.is_connect() || error.is_timeout() || error.is_request();
@@ -196,6 +205,19 @@ pub(crate) async fn send(
 
 fn retryable(status: StatusCode) -> bool {
     status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error()
+}
+
+/// Whether the connection closed before any of the answer arrived (hyper's "connection closed
+/// before message completed").
+fn closed_before_answering(error: &reqwest::Error) -> bool {
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if let Some(hyper) = cause.downcast_ref::<hyper::Error>() {
+            return hyper.is_incomplete_message();
+        }
+        source = cause.source();
+    }
+    false
 }
 
 /// `Retry-After` in seconds, when the server sent one.
