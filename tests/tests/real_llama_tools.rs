@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use agents_kt::prelude::*;
-use agents_kt::{InterceptContext, OpenAiCompatible};
+use agents_kt::{AgentBuilder, InterceptContext, OpenAiCompatible};
 use agents_kt_tests::llama::{Exchange, Recorder, Tools, greedy_server, locate, patient};
 use agents_kt_tests::{GetWeather, GetWeatherArgs, PATHS, Path, drive};
 use serde_json::{Value, json};
@@ -92,6 +92,23 @@ fn two_turns(_: &[Message], ctx: &InterceptContext) -> Decision<Vec<Message>, St
     }
 }
 
+/// An agent with `tool` on the real server (through `recorder`), stopped after two turns, with
+/// what `policy` registers.
+fn weather_agent(
+    recorder: &Recorder,
+    tool: &GetWeather,
+    policy: impl FnOnce(AgentBuilder<String, String>) -> AgentBuilder<String, String>,
+) -> Agent<String, String> {
+    policy(
+        Agent::builder("weather")
+            .model(model(recorder))
+            .tool(tool.clone())
+            .on_before_turn(two_turns),
+    )
+    .build()
+    .unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_real_models_tool_calls_pass_the_typed_chain_and_the_server_reads_what_it_decided() {
     let Some((binary, model_path)) = locate() else {
@@ -106,16 +123,12 @@ async fn a_real_models_tool_calls_pass_the_typed_chain_and_the_server_reads_what
         let tool = GetWeather::default();
         let typed_seen = agents_kt_tests::Log::<GetWeatherArgs>::new();
         let log = typed_seen.clone();
-        let agent: Agent<String, String> = Agent::builder("weather")
-            .model(model(&recorder))
-            .tool(tool.clone())
-            .before_tool_call(move |args: &GetWeatherArgs| {
+        let agent = weather_agent(&recorder, &tool, |builder| {
+            builder.before_tool_call(move |args: &GetWeatherArgs| {
                 log.push(args.clone());
                 Decision::Proceed
             })
-            .on_before_turn(two_turns)
-            .build()
-            .unwrap();
+        });
         let (output, events) = drive(&agent, "What is the weather in Paris?", path).await;
         assert_eq!(
             output.expect("the run completes"),
@@ -173,13 +186,9 @@ async fn a_real_models_tool_calls_pass_the_typed_chain_and_the_server_reads_what
         //    the server's own rendering of that request.
         let recorder = Recorder::start(&server.base).await;
         let tool = GetWeather::default();
-        let agent: Agent<String, String> = Agent::builder("weather")
-            .model(model(&recorder))
-            .tool(tool.clone())
-            .before_tool_call(|_: &GetWeatherArgs| Decision::deny("weather is classified"))
-            .on_before_turn(two_turns)
-            .build()
-            .unwrap();
+        let agent = weather_agent(&recorder, &tool, |builder| {
+            builder.before_tool_call(|_: &GetWeatherArgs| Decision::deny("weather is classified"))
+        });
         drive(&agent, "What is the weather in Paris?", path)
             .await
             .0
@@ -214,22 +223,19 @@ async fn a_real_models_tool_calls_pass_the_typed_chain_and_the_server_reads_what
         //    server; a Substitute stands in for the tool in the next prompt.
         let recorder = Recorder::start(&server.base).await;
         let tool = GetWeather::default();
-        let agent: Agent<String, String> = Agent::builder("weather")
-            .model(model(&recorder))
-            .tool(tool.clone())
-            .before_tool_call(|_: &GetWeatherArgs| {
-                Decision::ProceedWith(GetWeatherArgs {
-                    city: "Oslo".into(),
+        let agent = weather_agent(&recorder, &tool, |builder| {
+            builder
+                .before_tool_call(|_: &GetWeatherArgs| {
+                    Decision::ProceedWith(GetWeatherArgs {
+                        city: "Oslo".into(),
+                    })
                 })
-            })
-            .after_tool_call::<GetWeather, _>(|reading: &Value| {
-                let mut reading = reading.clone();
-                reading["city"] = json!("[redacted]");
-                Decision::ProceedWith(reading)
-            })
-            .on_before_turn(two_turns)
-            .build()
-            .unwrap();
+                .after_tool_call::<GetWeather, _>(|reading: &Value| {
+                    let mut reading = reading.clone();
+                    reading["city"] = json!("[redacted]");
+                    Decision::ProceedWith(reading)
+                })
+        });
         drive(&agent, "What is the weather in Paris?", path)
             .await
             .0
@@ -249,13 +255,11 @@ async fn a_real_models_tool_calls_pass_the_typed_chain_and_the_server_reads_what
 
         let recorder = Recorder::start(&server.base).await;
         let tool = GetWeather::default();
-        let agent: Agent<String, String> = Agent::builder("weather")
-            .model(model(&recorder))
-            .tool(tool.clone())
-            .before_tool_call(|_: &GetWeatherArgs| Decision::Substitute(json!({"cached": "12C"})))
-            .on_before_turn(two_turns)
-            .build()
-            .unwrap();
+        let agent = weather_agent(&recorder, &tool, |builder| {
+            builder.before_tool_call(|_: &GetWeatherArgs| {
+                Decision::Substitute(json!({"cached": "12C"}))
+            })
+        });
         drive(&agent, "What is the weather in Paris?", path)
             .await
             .0
