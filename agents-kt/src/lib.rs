@@ -48,6 +48,8 @@
 //! ```
 
 #![deny(missing_docs)]
+// On docs.rs, feature-gated items carry a badge naming their feature.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
 mod agent;
@@ -94,7 +96,7 @@ pub use providers::Anthropic;
 pub use providers::OpenAiCompatible;
 #[cfg(feature = "http")]
 pub use providers::{HttpSettings, RetryPolicy};
-pub use skill::{IntoSkill, Skill, SkillContext, SkillError};
+pub use skill::{IntoSkill, Skill, SkillContext, SkillError, ToolSet};
 #[doc(hidden)]
 pub use tool::{DynFn, FromFn, ToolInterceptorOf};
 pub use tool::{

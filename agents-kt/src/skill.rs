@@ -9,7 +9,7 @@ use futures::FutureExt;
 use futures::future::BoxFuture;
 
 use crate::agent::run::Run;
-use crate::{AgentError, ChatResponse, Message, RunIds, Tool};
+use crate::{AgentError, ChatResponse, Message, RunIds, Tool, ToolArguments};
 
 type CodeFn<IN, OUT> =
     Arc<dyn Fn(IN, SkillContext<OUT>) -> BoxFuture<'static, Result<OUT, SkillError>> + Send + Sync>;
@@ -23,7 +23,7 @@ type CodeFn<IN, OUT> =
 /// // An agentic skill: the model loop, allowed to call two tools.
 /// let forecast: Skill<String, String> = Skill::agentic("forecast")
 ///     .description("Answers weather questions.")
-///     .tools(["get_weather", "get_time"]);
+///     .tool_names(["get_weather", "get_time"]); // or `.tools::<(GetWeather, GetTime)>()`
 ///
 /// // A code skill: plain Rust, which may call tools and the model through its context.
 /// let echo = Skill::code("echo", |input: String, _ctx: SkillContext<String>| async move {
@@ -77,9 +77,37 @@ impl<IN, OUT> Skill<IN, OUT> {
         self
     }
 
-    /// The tools an agentic skill may call (its allow-list); no effect on a code skill, which may
-    /// call any of the agent's tools through its context.
-    pub fn tools<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+    /// Allow an agentic skill to call tool `T`: its name comes from the type, so a misspelling
+    /// is a compile error. No effect on a code skill, which may call any of the agent's tools
+    /// through its context.
+    ///
+    /// ```
+    /// # use agents_kt::{Skill, Tool, ToolContext, ToolError};
+    /// # struct GetWeather;
+    /// # impl Tool for GetWeather {
+    /// #     const NAME: &'static str = "get_weather";
+    /// #     type Args = String;
+    /// #     type Output = String;
+    /// #     fn description(&self) -> std::borrow::Cow<'static, str> { "".into() }
+    /// #     async fn call(&self, city: String, _: &ToolContext) -> Result<String, ToolError> { Ok(city) }
+    /// # }
+    /// let forecast: Skill<String, String> = Skill::agentic("forecast").tool::<GetWeather>();
+    /// # let _ = forecast;
+    /// ```
+    pub fn tool<T: Tool>(self) -> Self {
+        self.tool_names([T::NAME])
+    }
+
+    /// Allow an agentic skill to call each tool of the tuple `L`:
+    /// `.tools::<(ReadFile, RunShell)>()`, checked at compile time like [`Skill::tool`].
+    pub fn tools<L: ToolSet>(self) -> Self {
+        self.tool_names(L::names())
+    }
+
+    /// Allow an agentic skill to call the tools of these names — for tools known only at run
+    /// time (dynamic tools); [`Skill::tool`] and [`Skill::tools`] check names at compile time.
+    /// An unknown name is a [`BuildError`](crate::BuildError) when the agent is built.
+    pub fn tool_names<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
         if let SkillKind::Agentic { tools, .. } = &mut self.kind {
             tools.extend(names.into_iter().map(Into::into));
         }
@@ -153,9 +181,19 @@ pub struct SkillContext<OUT> {
 }
 
 impl<OUT: Clone + Send + 'static> SkillContext<OUT> {
-    /// Call tool `T` with typed arguments, through its interceptor chain. A denial is
-    /// [`AgentError::ToolDenied`], a failure [`AgentError::ToolFailed`].
-    pub async fn call_tool<T: Tool>(&self, args: T::Args) -> Result<T::Output, AgentError> {
+    /// Call the tool these arguments are for (`#[tool]`'s `<Tool>Args`, or any type implementing
+    /// [`ToolArguments`]), through its interceptor chain and gates: `ctx.call_tool(GetWeatherArgs
+    /// { city })`. A denial is [`AgentError::ToolDenied`], a failure [`AgentError::ToolFailed`].
+    pub async fn call_tool<A: ToolArguments>(
+        &self,
+        args: A,
+    ) -> Result<<A::Tool as Tool>::Output, AgentError> {
+        self.run.call_typed_tool::<A::Tool>(args).await
+    }
+
+    /// Call tool `T`, named explicitly: for a hand-written tool whose argument type is not its
+    /// own (a `String`, say, shared by several tools). Otherwise as [`SkillContext::call_tool`].
+    pub async fn call_tool_as<T: Tool>(&self, args: T::Args) -> Result<T::Output, AgentError> {
         self.run.call_typed_tool::<T>(args).await
     }
 
@@ -220,3 +258,38 @@ impl fmt::Debug for SkillError {
         fmt::Debug::fmt(&self.0, f)
     }
 }
+
+/// A tuple of tool types, for [`Skill::tools`]: `(ReadFile,)`, `(ReadFile, RunShell)`, … up to
+/// twelve.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tuple of tools",
+    label = "expected a tuple of `Tool` types",
+    note = "write `.tools::<(ReadFile, RunShell)>()`, or `.tool::<ReadFile>()` for one tool"
+)]
+pub trait ToolSet {
+    /// The tools' names, in order.
+    fn names() -> Vec<&'static str>;
+}
+
+macro_rules! tool_set {
+    ($($tool:ident),+) => {
+        impl<$($tool: Tool),+> ToolSet for ($($tool,)+) {
+            fn names() -> Vec<&'static str> {
+                vec![$($tool::NAME),+]
+            }
+        }
+    };
+}
+
+tool_set!(A);
+tool_set!(A, B);
+tool_set!(A, B, C);
+tool_set!(A, B, C, D);
+tool_set!(A, B, C, D, E);
+tool_set!(A, B, C, D, E, F);
+tool_set!(A, B, C, D, E, F, G);
+tool_set!(A, B, C, D, E, F, G, H);
+tool_set!(A, B, C, D, E, F, G, H, I);
+tool_set!(A, B, C, D, E, F, G, H, I, J);
+tool_set!(A, B, C, D, E, F, G, H, I, J, K);
+tool_set!(A, B, C, D, E, F, G, H, I, J, K, L);

@@ -149,7 +149,7 @@ async fn a_code_skills_tool_call_gets_the_replaced_result_or_a_withheld_error() 
             .skill(Skill::code(
                 "look",
                 |city: String, ctx: SkillContext<String>| async move {
-                    let reading = ctx.call_tool::<GetWeather>(GetWeatherArgs { city }).await?;
+                    let reading = ctx.call_tool(GetWeatherArgs { city }).await?;
                     Ok::<_, SkillError>(reading["city"].to_string())
                 },
             ))

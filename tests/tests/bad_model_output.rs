@@ -17,7 +17,7 @@ fn forecast_agent(
         .model(model.clone())
         .tool(weather.clone())
         .tool(WriteFile::default())
-        .skill(Skill::agentic("forecast").tools(["get_weather"]))
+        .skill(Skill::agentic("forecast").tool::<GetWeather>())
         .build()
         .unwrap()
 }

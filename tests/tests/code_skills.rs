@@ -23,7 +23,7 @@ fn saver() -> Skill<String, String> {
     Skill::code(
         "save",
         |path: String, ctx: SkillContext<String>| async move {
-            let summary = ctx.call_tool::<WriteFile>(write(&path)).await?;
+            let summary = ctx.call_tool(write(&path)).await?;
             Ok::<_, SkillError>(summary)
         },
     )
@@ -106,8 +106,7 @@ async fn a_code_skills_tool_calls_count_toward_the_budget() {
             "loop",
             |_: String, ctx: SkillContext<String>| async move {
                 for n in 0..5 {
-                    ctx.call_tool::<WriteFile>(write(&format!("/tmp/{n}")))
-                        .await?;
+                    ctx.call_tool(write(&format!("/tmp/{n}"))).await?;
                 }
                 Ok::<_, SkillError>("done".to_string())
             },
@@ -221,8 +220,11 @@ async fn calling_an_unregistered_tool_from_a_code_skill_is_an_error() {
         .skill(Skill::code(
             "bank",
             |_: String, ctx: SkillContext<String>| async move {
+                // A hand-written tool without `ToolArguments`: named explicitly.
                 let account = ctx
-                    .call_tool::<FetchAccount>(agents_kt_tests::FetchAccountArgs { id: "1".into() })
+                    .call_tool_as::<FetchAccount>(agents_kt_tests::FetchAccountArgs {
+                        id: "1".into(),
+                    })
                     .await?;
                 Ok::<_, SkillError>(account.currency)
             },
@@ -244,7 +246,7 @@ async fn a_code_skills_tool_calls_appear_in_the_session_events() {
         .skill(Skill::code(
             "weather",
             |city: String, ctx: SkillContext<String>| async move {
-                let report = ctx.call_tool::<GetWeather>(GetWeatherArgs { city }).await?;
+                let report = ctx.call_tool(GetWeatherArgs { city }).await?;
                 Ok::<_, SkillError>(report.to_string())
             },
         ))

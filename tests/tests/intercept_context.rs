@@ -44,7 +44,7 @@ async fn every_point_sees_the_run_the_skill_the_turn_the_call_and_the_callers_ex
                 Reply::text("done"),
             ]))
             .tool(GetWeather::default())
-            .skill(Skill::agentic("forecast").tools(["get_weather"]))
+            .skill(Skill::agentic("forecast").tool::<GetWeather>())
             .on_before_skill(move |_: &str, ctx: &InterceptContext| {
                 a.push(line("skill", ctx));
                 Decision::Proceed
@@ -122,7 +122,7 @@ async fn a_code_skills_tool_call_names_the_skill_and_its_own_call_id() {
         .skill(Skill::code(
             "look",
             |city: String, ctx: SkillContext<String>| async move {
-                ctx.call_tool::<GetWeather>(GetWeatherArgs { city }).await?;
+                ctx.call_tool(GetWeatherArgs { city }).await?;
                 Ok::<_, SkillError>("ok".to_string())
             },
         ))
@@ -185,7 +185,7 @@ async fn a_failed_tool_is_told_with_one_prefix() {
         .skill(Skill::code(
             "look",
             |_: String, ctx: SkillContext<String>| async move {
-                ctx.call_tool::<GetWeather>(GetWeatherArgs {
+                ctx.call_tool(GetWeatherArgs {
                     city: "Atlantis".into(),
                 })
                 .await?;

@@ -178,7 +178,7 @@ async fn an_async_interceptor_function_is_still_callable_directly() {
 #[skill]
 async fn plan(city: String, days: u32, ctx: SkillContext<String>) -> Result<String, SkillError> {
     let weather = ctx
-        .call_tool::<GetWeather>(GetWeatherArgs {
+        .call_tool(GetWeatherArgs {
             city: city.clone(),
             unit: None,
         })

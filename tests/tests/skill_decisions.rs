@@ -206,7 +206,7 @@ fn invalid_configurations_are_refused_at_build() {
 
     let unknown_allowed = Agent::<String, String>::builder("a")
         .model(ScriptedModel::default())
-        .skill(Skill::agentic("s").tools(["nope"]))
+        .skill(Skill::agentic("s").tool_names(["nope"]))
         .build()
         .err();
     assert_eq!(
@@ -286,4 +286,53 @@ async fn an_agent_without_skills_gets_a_default_agentic_skill_allowed_every_tool
     let schema = &model.requests()[0].tools[0].parameters;
     assert_eq!(schema["type"], "object");
     assert_eq!(schema["required"], serde_json::json!(["city"]));
+}
+
+#[tokio::test]
+async fn a_typed_allow_list_names_each_tool_of_the_tuple_and_only_those() {
+    let model = ScriptedModel::new([
+        Reply::tool_calls([
+            ("get_weather", serde_json::json!({"city": "Oslo"})),
+            (
+                "writeFile",
+                serde_json::json!({"path": "/tmp/a", "contents": "b"}),
+            ),
+        ]),
+        Reply::text("done"),
+    ]);
+    let (weather, write) = (GetWeather::default(), WriteFile::default());
+    let agent: Agent<String, String> = Agent::builder("a")
+        .model(model.clone())
+        .tool(weather.clone())
+        .tool(write.clone())
+        .skill(Skill::agentic("both").tools::<(GetWeather, WriteFile)>())
+        .build()
+        .unwrap();
+    assert_eq!(agent.run("x".into()).await.unwrap(), "done");
+    assert_eq!((weather.ran.len(), write.ran.len()), (1, 1));
+    let offered: Vec<String> = model.requests()[0]
+        .tools
+        .iter()
+        .map(|t| t.name.clone())
+        .collect();
+    assert_eq!(offered, ["get_weather", "writeFile"]);
+
+    // One tool by type: the other is refused.
+    let model = ScriptedModel::new([
+        Reply::tool_call(
+            "writeFile",
+            serde_json::json!({"path": "/tmp/a", "contents": "b"}),
+        ),
+        Reply::text("done"),
+    ]);
+    let write = WriteFile::default();
+    let agent: Agent<String, String> = Agent::builder("a")
+        .model(model)
+        .tool(GetWeather::default())
+        .tool(write.clone())
+        .skill(Skill::agentic("weather").tool::<GetWeather>())
+        .build()
+        .unwrap();
+    agent.run("x".into()).await.unwrap();
+    assert!(write.ran.is_empty(), "writeFile is not on the list");
 }

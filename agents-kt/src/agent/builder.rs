@@ -493,7 +493,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
         let mut skills = self.skills;
         if skills.is_empty() {
             let every_tool: Vec<&str> = tools.iter().map(|tool| tool.name()).collect();
-            skills.push(Skill::agentic("default").tools(every_tool));
+            skills.push(Skill::agentic("default").tool_names(every_tool));
         }
         check_skills(&skills, &tools_by_name, self.model.is_some(), &mut errors);
         if skills.len() > 1 && self.selector.is_none() {

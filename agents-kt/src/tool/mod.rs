@@ -50,6 +50,11 @@ use serde::de::DeserializeOwned;
 /// let sum = futures::executor::block_on(Add.call(AddArgs { a: 2, b: 3 }, &ToolContext::detached("c1")));
 /// assert_eq!(sum.unwrap(), 5);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool",
+    label = "expected a type implementing `Tool`",
+    note = "`#[tool] fn get_weather` generates the tool `GetWeather` and its arguments `GetWeatherArgs`: name the tool"
+)]
 pub trait Tool: Send + Sync + 'static {
     /// The name the model calls the tool by; unique within an agent.
     const NAME: &'static str;

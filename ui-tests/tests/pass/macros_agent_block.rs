@@ -69,7 +69,7 @@ impl WeatherDesk {
     /// Reports the weather.
     #[skill]
     async fn report(&self, city: String, ctx: SkillContext<String>) -> Result<String, SkillError> {
-        let forecast = ctx.call_tool::<GetWeather>(GetWeatherArgs { city }).await?;
+        let forecast = ctx.call_tool(GetWeatherArgs { city }).await?;
         Ok(format!("{}C", forecast.celsius))
     }
 }

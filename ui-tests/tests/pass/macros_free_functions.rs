@@ -56,7 +56,7 @@ fn open_hours(skill: &str) -> Decision<String, String> {
 /// Plans a trip.
 #[skill]
 async fn plan(city: String, days: u32, ctx: SkillContext<String>) -> Result<String, SkillError> {
-    let weather = ctx.call_tool::<GetWeather>(GetWeatherArgs { city: city.clone(), unit: None }).await?;
+    let weather = ctx.call_tool(GetWeatherArgs { city: city.clone(), unit: None }).await?;
     Ok(format!("{days} days in {city} at {}C", weather.celsius))
 }
 
