@@ -32,7 +32,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     ]);
     let seen = Arc::new(Mutex::new(Vec::new()));
     let record = Arc::clone(&seen);
-    let agent: Agent<String, String> = Agent::builder("mailer")
+    let agent = Agent::<String, String>::builder("mailer")
         .model(model.clone())
         .tool(SendEmail)
         .on_before_tool_call(|_name: &str, args: &Value| {

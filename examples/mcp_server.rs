@@ -65,7 +65,7 @@ fn echo(text: String) -> String {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let agent: Agent<String, String> = Agent::builder("mcp-demo")
+    let agent = Agent::<String, String>::builder("mcp-demo")
         .tool(GetWeather)
         .tool(WriteFile)
         .skill(Echo)

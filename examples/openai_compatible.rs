@@ -39,7 +39,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     };
     println!("model: {}", model.model_name());
-    let agent: Agent<String, String> = Agent::builder("assistant")
+    let agent = Agent::<String, String>::builder("assistant")
         .model(model)
         .system_prompt("Answer in one short sentence.")
         .on_before_turn(no_injection)

@@ -39,7 +39,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     ]);
     let audit = Arc::new(Mutex::new(Vec::new()));
     let log = Arc::clone(&audit);
-    let agent: Agent<String, String> = Agent::builder("files")
+    let agent = Agent::<String, String>::builder("files")
         .model(model.clone())
         .tool(WriteFile)
         .on_before_tool_call(system_paths_are_off_limits)

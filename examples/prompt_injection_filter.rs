@@ -30,7 +30,7 @@ fn injection_filter(messages: &[Message]) -> Decision<Vec<Message>, String> {
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let model = ScriptedModel::new([Reply::text("Paris is the capital of France.")]);
-    let agent: Agent<String, String> = Agent::builder("assistant")
+    let agent = Agent::<String, String>::builder("assistant")
         .model(model.clone())
         .on_before_turn(injection_filter)
         .build()?;

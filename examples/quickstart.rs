@@ -113,7 +113,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ),
     ]);
 
-    let agent: Agent<String, String> = Agent::builder("quickstart")
+    let agent = Agent::<String, String>::builder("quickstart")
         .model(model)
         .system_prompt("You are a helpful assistant.")
         .tool(GetWeather)

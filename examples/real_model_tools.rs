@@ -84,7 +84,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         model
     };
-    let agent: Agent<String, String> = Agent::builder("real_model_tools")
+    let agent = Agent::<String, String>::builder("real_model_tools")
         .model(model.max_tokens(96))
         .system_prompt("You are a weather assistant. Use the tools.")
         .tool(GetWeather)

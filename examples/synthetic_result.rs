@@ -42,7 +42,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         Reply::tool_call("fetchAccount", json!({"id": "acc-42"})),
         Reply::text("Your balance is 100.00 USD."),
     ]);
-    let agent: Agent<String, String> = Agent::builder("bank")
+    let agent = Agent::<String, String>::builder("bank")
         .model(model.clone())
         .tool(FetchAccount)
         .before_tool_call(cached_account)

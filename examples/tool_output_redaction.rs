@@ -63,7 +63,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ]),
         Reply::text("Version 2.1 fixes the login bug."),
     ]);
-    let agent: Agent<String, String> = Agent::builder("reader")
+    let agent = Agent::<String, String>::builder("reader")
         .model(model.clone())
         .tool(FetchPage)
         .tool(ReadConfig)

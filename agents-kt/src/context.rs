@@ -73,7 +73,7 @@ impl fmt::Debug for Extensions {
 ///
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// let agent: Agent<String, String> = Agent::builder("desk")
+/// let agent = Agent::<String, String>::builder("desk")
 ///     .model(ScriptedModel::new([Reply::text("hi")]))
 ///     .on_before_turn(|_messages: &[agents_kt::Message], ctx: &InterceptContext| {
 ///         match ctx.extensions().get::<EndUser>() {

@@ -19,7 +19,7 @@
 //!     Reply::tool_call("fetchAccount", json!({"id": "acc-1"})),
 //!     Reply::text("Your balance is 100.00 USD."),
 //! ]);
-//! let agent: Agent<String, String> = Agent::builder("bank")
+//! let agent = Agent::<String, String>::builder("bank")
 //!     .model(model.clone())
 //!     .on_before_tool_call(|name: &str, _args: &Value| match name {
 //!         "fetchAccount" => Decision::Substitute(json!({"balance": 10000, "currency": "USD"})),

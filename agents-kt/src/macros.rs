@@ -149,6 +149,13 @@ pub use agents_kt_macros::before_skill;
 /// parameter calls tools and the model through the agent's chains. Register the generated
 /// `<Pascal>` type with [`AgentBuilder::skill`](crate::AgentBuilder::skill).
 ///
+/// **Name and description.** The skill is named after the function (`plan` below) — the name
+/// `on_before_skill` sees, a `ProceedWith` reroutes to, and MCP clients call — unless
+/// `#[skill(name = "…")]` says otherwise. Its description (shown to MCP clients) is the doc
+/// comment, or `#[skill(description = "…")]`. Every skill of an agent has the agent's `IN` and
+/// `OUT`: write `Agent::<IN, OUT>::builder(..)` so a skill of other types is reported at its
+/// `.skill(..)`.
+///
 /// ```
 /// use agents_kt::prelude::*;
 ///
@@ -161,7 +168,7 @@ pub use agents_kt_macros::before_skill;
 ///
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() {
-/// let agent: Agent<PlanInput, String> = Agent::builder("trips").skill(Plan).build().unwrap();
+/// let agent = Agent::<PlanInput, String>::builder("trips").skill(Plan).build().unwrap();
 /// let plan = agent.run(PlanInput { city: "Oslo".into(), days: 2 }).await.unwrap();
 /// assert_eq!(plan, "2 days in Oslo");
 /// # }
@@ -284,7 +291,7 @@ pub use agents_kt_macros::gate;
 /// fn no_secrets(messages: &[Message]) -> Verdict {
 ///     if messages.iter().any(|m| m.content.contains("sk-")) { Verdict::deny("a key in the prompt") } else { Verdict::Allow }
 /// }
-/// let agent: Agent<String, String> = Agent::builder("a").model(ScriptedModel::default()).gate_turn(no_secrets).build().unwrap();
+/// let agent = Agent::<String, String>::builder("a").model(ScriptedModel::default()).gate_turn(no_secrets).build().unwrap();
 /// # let _ = agent;
 /// ```
 pub use agents_kt_macros::gate_turn;
@@ -299,7 +306,7 @@ pub use agents_kt_macros::gate_turn;
 ///     let _ = (skill, ctx.agent());
 ///     Verdict::Allow
 /// }
-/// let agent: Agent<String, String> = Agent::builder("a").model(ScriptedModel::default()).gate_skill(business_hours).build().unwrap();
+/// let agent = Agent::<String, String>::builder("a").model(ScriptedModel::default()).gate_skill(business_hours).build().unwrap();
 /// # let _ = agent;
 /// ```
 pub use agents_kt_macros::gate_skill;

@@ -70,7 +70,7 @@ enum Registered {
 ///
 /// ```
 /// use agents_kt::{Agent, Budget, Decision, Reply, ScriptedModel};
-/// let agent: Agent<String, String> = Agent::builder("assistant")
+/// let agent = Agent::<String, String>::builder("assistant")
 ///     .model(ScriptedModel::new([Reply::text("done")]))
 ///     .budget(Budget::default().max_turns(4))
 ///     .on_before_tool_call(|name: &str, args: &serde_json::Value| {
@@ -165,7 +165,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
     ///
     /// ```
     /// use agents_kt::{Agent, Reply, ScriptedModel};
-    /// let agent: Agent<String, String> = Agent::builder("a")
+    /// let agent = Agent::<String, String>::builder("a")
     ///     .model(ScriptedModel::new([Reply::text("ok")]))
     ///     .tool_concurrency(4)
     ///     .build()
@@ -351,7 +351,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
     ///
     /// ```
     /// use agents_kt::{Agent, Decision, Reply, ScriptedModel};
-    /// let agent: Agent<String, String> = Agent::builder("a")
+    /// let agent = Agent::<String, String>::builder("a")
     ///     .model(ScriptedModel::new([Reply::text("ok")]))
     ///     .on_before_turn(|_m: &[agents_kt::Message]| Decision::Proceed)
     ///     .named("injection_filter")

@@ -131,7 +131,7 @@ struct AgentInner<IN, OUT> {
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let model = ScriptedModel::new([Reply::text("Bonjour !")]);
-/// let agent: Agent<String, String> = Agent::builder("greeter")
+/// let agent = Agent::<String, String>::builder("greeter")
 ///     .model(model.clone())
 ///     .system_prompt("Greet the user in French.")
 ///     .on_before_turn(|messages: &[agents_kt::Message]| {

@@ -19,7 +19,7 @@ use crate::{AgentError, AgentEvent, RunIds};
 /// # async fn main() {
 /// use futures::StreamExt;
 /// use agents_kt::{Agent, PipelineEvent, Reply, ScriptedModel};
-/// let agent: Agent<String, String> = Agent::builder("a")
+/// let agent = Agent::<String, String>::builder("a")
 ///     .model(ScriptedModel::new([Reply::text("ok")]))
 ///     .build()
 ///     .unwrap();
@@ -65,7 +65,7 @@ impl<T> Stream for EventStream<T> {
 /// # async fn main() {
 /// use futures::StreamExt;
 /// use agents_kt::{Agent, AgentEvent, Reply, ScriptedModel};
-/// let agent: Agent<String, String> = Agent::builder("a")
+/// let agent = Agent::<String, String>::builder("a")
 ///     .model(ScriptedModel::new([Reply::text("streamed answer")]))
 ///     .build()
 ///     .unwrap();

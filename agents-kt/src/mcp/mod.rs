@@ -33,7 +33,7 @@ type Policy = Arc<dyn Fn(&McpClient, &str) -> bool + Send + Sync>;
 /// ```no_run
 /// use agents_kt::{Agent, McpServer, ScriptedModel};
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-/// let agent: Agent<String, String> = Agent::builder("desk").model(ScriptedModel::default()).build()?;
+/// let agent = Agent::<String, String>::builder("desk").model(ScriptedModel::default()).build()?;
 /// McpServer::builder(agent)
 ///     .expose_skill("default")
 ///     .client_policy(|client, tool| client.name != "untrusted" || tool == "default")

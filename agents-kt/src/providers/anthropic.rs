@@ -19,7 +19,7 @@ const API_VERSION: &str = "2023-06-01";
 /// use agents_kt::{Agent, Anthropic};
 /// # fn demo() -> Result<(), Box<dyn std::error::Error>> {
 /// let model = Anthropic::new("claude-sonnet-4-5").api_key(std::env::var("ANTHROPIC_API_KEY")?);
-/// let agent: Agent<String, String> = Agent::builder("a").model(model).build()?;
+/// let agent = Agent::<String, String>::builder("a").model(model).build()?;
 /// # Ok(()) }
 /// ```
 #[derive(Debug, Clone)]

@@ -20,7 +20,7 @@ use crate::{
 /// let model = OpenAiCompatible::new("http://127.0.0.1:11434/v1", "llama3.2");
 /// // Or from OPENAI_BASE_URL, OPENAI_API_KEY and AGENTS_KT_MODEL:
 /// let model = OpenAiCompatible::from_env()?;
-/// let agent: Agent<String, String> = Agent::builder("a").model(model).build()?;
+/// let agent = Agent::<String, String>::builder("a").model(model).build()?;
 /// # Ok(()) }
 /// ```
 #[derive(Debug, Clone)]
