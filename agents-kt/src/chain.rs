@@ -1,6 +1,13 @@
 //! The one chain runner and the one guard. Every interception point (skill, turn, tool call,
 //! after tool call) on every path (run, session, code skill, MCP) calls [`guard`], which runs the
 //! interceptors and then the gates through [`run_chain`]; nothing else implements the chain rules.
+//!
+//! Why this module is public: the rules are the product, so they can be read and tested on their
+//! own ([`run_chain`] and [`guard`] have examples, and a property test holds them to a reference
+//! model), and code that adds a guarded step of its own — an executor outside the agent loop, an
+//! approval queue — can put it behind exactly the same rules instead of re-implementing them.
+//! [`ChainOutcome`], [`Effect`] and [`ChainDecision`] are what they return. An agent's users
+//! never need this module: the builder and the macros register interceptors and gates.
 
 use std::any::Any;
 use std::future::Future;
