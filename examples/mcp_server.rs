@@ -28,13 +28,54 @@ fn write_file(path: String, contents: String) -> String {
     format!("wrote {} bytes to {path}", contents.len())
 }
 
-/// Deny: system paths are off-limits.
+/// Rewrite: one spelling per path, so the check below cannot be dodged — `//etc/passwd`,
+/// `/tmp/../etc/passwd` and `/etc/./passwd` all become `/etc/passwd`. (Lexical: symbolic links
+/// are the file system's business; a real tool opens files relative to a directory it controls.)
 #[before_tool_call(write_file)]
-fn system_paths(args: &WriteFileArgs) -> Decision<WriteFileArgs, String> {
-    if args.path.starts_with("/etc/") {
-        Decision::deny("system paths are off-limits")
-    } else {
+fn normalize_path(args: &WriteFileArgs) -> Decision<WriteFileArgs, String> {
+    let normalized = normalize(&args.path);
+    if normalized == args.path {
         Decision::Proceed
+    } else {
+        Decision::ProceedWith(WriteFileArgs {
+            path: normalized,
+            ..args.clone()
+        })
+    }
+}
+
+/// `.` and `..` resolved and repeated slashes collapsed, without touching the file system.
+fn normalize(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            part => parts.push(part),
+        }
+    }
+    let joined = parts.join("/");
+    if path.starts_with('/') {
+        format!("/{joined}")
+    } else {
+        joined
+    }
+}
+
+/// Check, on the final (normalized) path — a gate always sees it and always wins: system paths
+/// are off-limits, in any letter case (some file systems ignore it), and so are relative paths,
+/// whose meaning depends on where the server runs.
+#[gate(write_file)]
+fn system_paths(args: &WriteFileArgs) -> Verdict {
+    let path = args.path.to_ascii_lowercase();
+    if !path.starts_with('/') {
+        Verdict::deny("give an absolute path")
+    } else if path == "/etc" || path.starts_with("/etc/") {
+        Verdict::deny("system paths are off-limits")
+    } else {
+        Verdict::Allow
     }
 }
 
@@ -69,7 +110,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .tool(GetWeather)
         .tool(WriteFile)
         .skill(Echo)
-        .before_tool_call(system_paths)
+        .before_tool_call(normalize_path)
+        .gate_tool_call(system_paths)
         .before_tool_call(weather_policy)
         .on_tool_denied(|name, args, reason| eprintln!("audit: {name} {args} denied: {reason}"))
         .build()?;

@@ -48,6 +48,11 @@ async function main() {
   const denied = await trusted.callTool({ name: "writeFile", arguments: { path: "/etc/passwd", contents: "x" } });
   check(denied.isError === true && textOf(denied) === "ERROR: Tool 'writeFile' denied by policy: system paths are off-limits",
     `a denied call is an isError result with the exact text: ${textOf(denied)}`);
+  for (const dodge of ["//etc/passwd", "/tmp/../etc/passwd", "/ETC/passwd", "/etc/./passwd", "etc/passwd"]) {
+    const dodged = await trusted.callTool({ name: "writeFile", arguments: { path: dodge, contents: "x" } });
+    check(dodged.isError === true && textOf(dodged).includes("denied by policy"),
+      `another spelling of a system path is denied too: ${dodge} -> ${textOf(dodged)}`);
+  }
   const substituted = await trusted.callTool({ name: "get_weather", arguments: { city: "Moon" } });
   check(JSON.parse(textOf(substituted)).cached === true, "a substituted call returns the substitute");
   const mutated = await trusted.callTool({ name: "get_weather", arguments: { city: "paris" } });

@@ -38,6 +38,13 @@ async def trusted(client):
     denied = await client.call_tool("writeFile", {"path": "/etc/passwd", "contents": "x"})
     check(denied.isError and text_of(denied) == "ERROR: Tool 'writeFile' denied by policy: system paths are off-limits",
           f"a denied call is an isError result with the exact text: {text_of(denied)}")
+    for dodge in ["//etc/passwd", "/tmp/../etc/passwd", "/ETC/passwd", "/etc/./passwd", "etc/passwd"]:
+        dodged = await client.call_tool("writeFile", {"path": dodge, "contents": "x"})
+        check(dodged.isError and "denied by policy" in text_of(dodged),
+              f"another spelling of a system path is denied too: {dodge} -> {text_of(dodged)}")
+    allowed = await client.call_tool("writeFile", {"path": "/tmp//notes/../a.txt", "contents": "x"})
+    check(not allowed.isError and text_of(allowed) == "wrote 1 bytes to /tmp/a.txt",
+          f"an allowed write runs with the normalized path: {text_of(allowed)}")
     substituted = await client.call_tool("get_weather", {"city": "Moon"})
     check(json.loads(text_of(substituted)).get("cached") is True, "a substituted call returns the substitute")
     mutated = await client.call_tool("get_weather", {"city": "paris"})

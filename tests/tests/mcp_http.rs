@@ -115,6 +115,136 @@ async fn an_oversized_body_is_refused_and_the_server_keeps_serving() {
     server.shutdown().await.unwrap();
 }
 
+/// A raw POST with `headers`, answered as (status, content type, body).
+async fn raw_post(
+    server: &McpHttpServer,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, String, String) {
+    let mut request = reqwest::Client::new()
+        .post(format!("http://{}/mcp", server.local_addr()))
+        .header("authorization", "Bearer good")
+        .header("accept", "application/json, text/event-stream")
+        .body(body.to_string());
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    let content_type = response
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    (
+        status,
+        content_type,
+        response.text().await.unwrap_or_default(),
+    )
+}
+
+/// The JSON-RPC error code of a body, if it is a JSON-RPC error.
+fn error_code(body: &str) -> Option<i64> {
+    serde_json::from_str::<Value>(body).ok()?["error"]["code"].as_i64()
+}
+
+#[tokio::test]
+async fn a_foreign_origin_is_refused_and_a_listed_one_accepted() {
+    let json = ("content-type", "application/json");
+    let server = start().await;
+    for origin in ["http://evil.com", "null", "http://localhost:6274"] {
+        let (status, _, body) = raw_post(
+            &server,
+            &[json, ("origin", origin)],
+            &initialize().to_string(),
+        )
+        .await;
+        assert_eq!(status, 403, "{origin}: {body}");
+        assert_eq!(error_code(&body), Some(-32600), "{body}");
+    }
+    let (status, _, _) = raw_post(&server, &[json], &initialize().to_string()).await;
+    assert_eq!(status, 200, "no Origin: not a browser, served");
+    server.shutdown().await.unwrap();
+
+    let agent: Agent<String, String> = Agent::builder("desk")
+        .model(ScriptedModel::default())
+        .tool(GetWeather::default())
+        .build()
+        .unwrap();
+    let server = McpServer::builder(agent)
+        .expose_tool::<GetWeather>()
+        .allowed_origins(["http://localhost:6274"])
+        .build()
+        .unwrap()
+        .bind_http(SocketAddr::from(([127, 0, 0, 1], 0)))
+        .await
+        .unwrap();
+    let listed = ("origin", "http://localhost:6274");
+    let (status, _, body) = raw_post(&server, &[json, listed], &initialize().to_string()).await;
+    assert_eq!(status, 200, "{body}");
+    let (status, _, _) = raw_post(
+        &server,
+        &[json, ("origin", "http://localhost:6275")],
+        &initialize().to_string(),
+    )
+    .await;
+    assert_eq!(status, 403);
+    server.shutdown().await.unwrap();
+}
+
+/// Headers, body, and the status and JSON-RPC error code expected.
+type Case<'a> = (&'a [(&'a str, &'a str)], String, u16, i64);
+
+#[tokio::test]
+async fn bodies_that_are_not_one_json_rpc_message_get_json_rpc_errors() {
+    let server = start().await;
+    let json = ("content-type", "application/json");
+    let cases: [Case; 6] = [
+        (&[json], "{not json".into(), 400, -32700),
+        (
+            &[("content-type", "text/plain")],
+            initialize().to_string(),
+            415,
+            -32600,
+        ),
+        (&[], initialize().to_string(), 415, -32600),
+        (&[json], json!([initialize()]).to_string(), 400, -32600),
+        (
+            &[json],
+            json!({"id": 3, "method": "ping"}).to_string(),
+            400,
+            -32600,
+        ),
+        (
+            &[json],
+            json!({"jsonrpc": "2.0", "id": 2, "method": 7}).to_string(),
+            400,
+            -32600,
+        ),
+    ];
+    for (headers, body, status, code) in cases {
+        let (got, content_type, answer) = raw_post(&server, headers, &body).await;
+        assert_eq!(
+            (got, error_code(&answer)),
+            (status, Some(code)),
+            "{body}: {answer}"
+        );
+        assert_eq!(content_type, "application/json", "{body}");
+    }
+    // The id of an invalid request is echoed when it can be read.
+    let (_, _, answer) = raw_post(
+        &server,
+        &[json],
+        &json!({"jsonrpc": "1.0", "id": 42, "method": "ping"}).to_string(),
+    )
+    .await;
+    assert_eq!(serde_json::from_str::<Value>(&answer).unwrap()["id"], 42);
+    let (status, _, _) = raw_post(&server, &[json], &initialize().to_string()).await;
+    assert_eq!(status, 200, "the server keeps serving");
+    server.shutdown().await.unwrap();
+}
+
 #[tokio::test]
 async fn malformed_json_rpc_gets_an_error_and_the_server_keeps_serving() {
     let server = start().await;

@@ -12,6 +12,7 @@ use axum::extract::Request;
 use axum::http::StatusCode;
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use axum::serve::ListenerExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde::Serialize;
@@ -86,6 +87,7 @@ where
         );
         let guard = Arc::new(Admission {
             authenticator: http.authenticator.clone(),
+            allowed_origins: http.allowed_origins.clone(),
             sessions: Mutex::new(HashMap::new()),
             max_body_bytes: http.max_body_bytes,
             audit: {
@@ -107,6 +109,7 @@ where
         let address = listener
             .local_addr()
             .map_err(|error| McpServeError(error.to_string()))?;
+        let listener = listener.tap_io(configure_connection);
         let shutdown = stop.clone();
         let task = tokio::spawn(async move {
             axum::serve(listener, router)
@@ -122,12 +125,58 @@ where
     }
 }
 
+/// Why `message` is not one JSON-RPC 2.0 message (request, notification or response), if not.
+fn not_a_message(message: &serde_json::Value) -> Option<&'static str> {
+    let Some(object) = message.as_object() else {
+        return Some(if message.is_array() {
+            "batches are not supported (MCP 2025-06-18)"
+        } else {
+            "a message is a JSON object"
+        });
+    };
+    if object.get("jsonrpc").and_then(|v| v.as_str()) != Some("2.0") {
+        return Some("`jsonrpc` must be \"2.0\"");
+    }
+    match object.get("method") {
+        Some(method) if !method.is_string() => Some("`method` must be a string"),
+        Some(_) => None,
+        None if object.contains_key("result") || object.contains_key("error") => None,
+        None => Some("a message has a `method`, or a `result` or `error`"),
+    }
+}
+
+/// A JSON-RPC error response with `status`.
+fn json_rpc_error(status: StatusCode, id: serde_json::Value, code: i64, message: &str) -> Response {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {"code": code, "message": message},
+    });
+    (
+        status,
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+/// Every accepted connection: replies are small writes, streamed, and with Nagle's algorithm on
+/// each waited for the client's delayed ACK — ~40 ms per call on a kept-alive connection
+/// (BENCHMARKS.md, MCP over HTTP).
+fn configure_connection(tcp: &mut tokio::net::TcpStream) {
+    if let Err(error) = tcp.set_nodelay(true) {
+        tracing::warn!(%error, "could not set TCP_NODELAY on an MCP connection");
+    }
+}
+
 /// Derives the principal from the `Authorization` header value; `None` rejects the request.
 pub(crate) type Authenticator = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
 /// Who may send a request, and on which session: the authenticator, and each session's owner.
 struct Admission {
     authenticator: Option<Authenticator>,
+    /// Browser origins accepted; a request with any other `Origin` is refused.
+    allowed_origins: Vec<String>,
     /// MCP session id → the principal that opened it (`None` without an authenticator).
     sessions: Mutex<HashMap<String, Option<String>>>,
     max_body_bytes: usize,
@@ -141,6 +190,20 @@ const SESSION_HEADER: &str = "mcp-session-id";
 
 impl Admission {
     async fn admit(&self, mut request: Request, next: Next) -> Response {
+        // A browser page of another origin must not reach a local server (DNS rebinding, CSRF):
+        // only listed origins pass; clients that are not browsers send no `Origin`.
+        if let Some(origin) = request.headers().get(axum::http::header::ORIGIN) {
+            let origin = origin.to_str().unwrap_or_default();
+            if !self.allowed_origins.iter().any(|allowed| allowed == origin) {
+                tracing::warn!(origin, "MCP request from a foreign origin refused");
+                return json_rpc_error(
+                    StatusCode::FORBIDDEN,
+                    serde_json::Value::Null,
+                    -32600,
+                    "this origin is not allowed",
+                );
+            }
+        }
         let principal = match &self.authenticator {
             None => None,
             Some(authenticate) => {
@@ -188,7 +251,7 @@ impl Admission {
                 .extensions_mut()
                 .insert(Principal(principal.clone()));
         }
-        let request = match self.check_arguments(request).await {
+        let request = match self.check_body(request).await {
             Ok(request) => request,
             Err(refusal) => return refusal,
         };
@@ -224,12 +287,27 @@ impl Admission {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// A `tools/call` whose `arguments` is not an object is answered `-32602 Invalid params`
-    /// here, with the request's id: rmcp would fail to read the request and answer "method not
-    /// found", which misleads the client. Anything else passes through untouched.
-    async fn check_arguments(&self, request: Request) -> Result<Request, Response> {
+    /// A POST body must be one JSON-RPC message, answered in JSON-RPC otherwise: not JSON is
+    /// `-32700 Parse error`, another content type, a batch or something that is not a message is
+    /// `-32600 Invalid Request` (rmcp would answer in plain text, or "method not found"). A
+    /// `tools/call` whose `arguments` is not an object is `-32602 Invalid params`, with the
+    /// request's id. Anything else passes through untouched.
+    async fn check_body(&self, request: Request) -> Result<Request, Response> {
         if request.method() != axum::http::Method::POST {
             return Ok(request);
+        }
+        let json = request
+            .headers()
+            .get(axum::http::header::CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .is_some_and(|value| value.trim_start().starts_with("application/json"));
+        if !json {
+            return Err(json_rpc_error(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                serde_json::Value::Null,
+                -32600,
+                "Invalid Request: Content-Type must be application/json",
+            ));
         }
         let (parts, body) = request.into_parts();
         // Over the limit: rmcp's own limit answers it, from the bytes we hand back.
@@ -241,27 +319,59 @@ impl Admission {
                 );
             }
         };
-        if let Ok(message) = serde_json::from_slice::<serde_json::Value>(&bytes)
-            && message.get("method").and_then(|m| m.as_str()) == Some("tools/call")
+        let message = match serde_json::from_slice::<serde_json::Value>(&bytes) {
+            Ok(message) => message,
+            Err(error) => {
+                return Err(json_rpc_error(
+                    StatusCode::BAD_REQUEST,
+                    serde_json::Value::Null,
+                    -32700,
+                    &format!("Parse error: {error}"),
+                ));
+            }
+        };
+        let id = message
+            .get("id")
+            .cloned()
+            .unwrap_or(serde_json::Value::Null);
+        if let Some(problem) = not_a_message(&message) {
+            return Err(json_rpc_error(
+                StatusCode::BAD_REQUEST,
+                id,
+                -32600,
+                &format!("Invalid Request: {problem}"),
+            ));
+        }
+        if message.get("method").and_then(|m| m.as_str()) == Some("tools/call")
             && let Some(arguments) = message.pointer("/params/arguments")
             && !arguments.is_object()
             && !arguments.is_null()
         {
-            let error = serde_json::json!({
-                "jsonrpc": "2.0",
-                "id": message.get("id").cloned().unwrap_or(serde_json::Value::Null),
-                "error": {
-                    "code": -32602,
-                    "message": "Invalid params: tools/call `arguments` must be a JSON object",
-                },
-            });
-            return Err((
+            return Err(json_rpc_error(
                 StatusCode::OK,
-                [(axum::http::header::CONTENT_TYPE, "application/json")],
-                error.to_string(),
-            )
-                .into_response());
+                id,
+                -32602,
+                "Invalid params: tools/call `arguments` must be a JSON object",
+            ));
         }
         Ok(Request::from_parts(parts, axum::body::Body::from(bytes)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn accepted_connections_send_small_writes_at_once() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let (client, accepted) =
+            tokio::join!(tokio::net::TcpStream::connect(address), listener.accept());
+        let _client = client.unwrap();
+        let (mut accepted, _) = accepted.unwrap();
+        assert!(!accepted.nodelay().unwrap(), "Nagle is on by default");
+        configure_connection(&mut accepted);
+        assert!(accepted.nodelay().unwrap());
     }
 }

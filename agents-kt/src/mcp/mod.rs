@@ -146,7 +146,10 @@ impl<IN: AgentInput, OUT: AgentOutput> McpServerBuilder<IN, OUT> {
         self
     }
 
-    /// Over HTTP, the browser `Origin`s accepted (default: any request without a foreign origin).
+    /// Over HTTP, the browser `Origin`s accepted, exactly as browsers send them
+    /// (`http://localhost:6274`). Default: none — a request carrying any `Origin` header is
+    /// refused (403, audited in the log), so a web page cannot reach a local server; clients that
+    /// are not browsers send no `Origin` and are unaffected.
     pub fn allowed_origins<S: Into<String>>(
         mut self,
         origins: impl IntoIterator<Item = S>,
