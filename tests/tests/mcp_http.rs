@@ -272,3 +272,94 @@ async fn malformed_json_rpc_gets_an_error_and_the_server_keeps_serving() {
     );
     server.shutdown().await.unwrap();
 }
+
+/// A tool that says when it has started, and answers once the test lets it.
+#[derive(Clone, Default)]
+struct Gate {
+    entered: std::sync::Arc<tokio::sync::Notify>,
+    release: std::sync::Arc<tokio::sync::Notify>,
+}
+
+#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema, Clone, Debug)]
+struct WaitArgs {}
+
+impl agents_kt::Tool for Gate {
+    const NAME: &'static str = "wait";
+    type Args = WaitArgs;
+    type Output = String;
+    fn description(&self) -> std::borrow::Cow<'static, str> {
+        "Waits until released.".into()
+    }
+    async fn call(&self, _: WaitArgs, _: &ToolContext) -> Result<String, ToolError> {
+        self.entered.notify_one();
+        self.release.notified().await;
+        Ok("released".into())
+    }
+}
+
+#[tokio::test]
+async fn a_request_id_already_in_flight_in_the_session_is_refused_and_free_again_after() {
+    let gate = Gate::default();
+    let agent: Agent<String, String> = Agent::builder("desk")
+        .model(ScriptedModel::default())
+        .tool(gate.clone())
+        .build()
+        .unwrap();
+    let server = McpServer::builder(agent)
+        .expose_tool::<Gate>()
+        .build()
+        .unwrap()
+        .bind_http(SocketAddr::from(([127, 0, 0, 1], 0)))
+        .await
+        .unwrap();
+    let url = format!("http://{}/mcp", server.local_addr());
+    let http = reqwest::Client::new();
+    let send = |session: Option<String>, body: Value| {
+        let mut request = http
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(body.to_string());
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session);
+        }
+        request.send()
+    };
+    let opened = send(None, initialize()).await.unwrap();
+    let session = opened.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    opened.text().await.unwrap();
+    send(
+        Some(session.clone()),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    )
+    .await
+    .unwrap();
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                      "params": {"name": "wait", "arguments": {}}});
+
+    for round in 0..2 {
+        // The first call with id 7 is in the tool...
+        let first = tokio::spawn(send(Some(session.clone()), call.clone()));
+        gate.entered.notified().await;
+        // ...so a second with the same id is refused at once, without reaching the tool.
+        let second = send(Some(session.clone()), call.clone()).await.unwrap();
+        assert_eq!(second.status(), 409, "round {round}");
+        let second = second.text().await.unwrap();
+        assert_eq!(error_code(&second), Some(-32600), "{second}");
+        assert!(second.contains("already in flight"), "{second}");
+        // A different id is not affected.
+        let other = json!({"jsonrpc": "2.0", "id": 8, "method": "ping"});
+        let other = send(Some(session.clone()), other).await.unwrap();
+        assert_eq!(other.status(), 200, "round {round}");
+        other.text().await.unwrap();
+        // The first is answered; then (next round) the id is free again.
+        gate.release.notify_one();
+        let first = first.await.unwrap().unwrap();
+        assert_eq!(first.status(), 200);
+        assert!(first.text().await.unwrap().contains("released"));
+    }
+    server.shutdown().await.unwrap();
+}

@@ -4,7 +4,7 @@
 //! that opened it: a request on it by anyone else is refused (404, as if it did not exist) and
 //! audited, so it can neither call tools in it nor read its streams.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
@@ -13,6 +13,7 @@ use axum::http::StatusCode;
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::serve::ListenerExt;
+use futures::StreamExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde::Serialize;
@@ -89,6 +90,7 @@ where
             authenticator: http.authenticator.clone(),
             allowed_origins: http.allowed_origins.clone(),
             sessions: Mutex::new(HashMap::new()),
+            in_flight: Arc::new(Mutex::new(HashSet::new())),
             max_body_bytes: http.max_body_bytes,
             audit: {
                 let exposed = Arc::clone(&self.inner);
@@ -123,6 +125,55 @@ where
             task,
         })
     }
+}
+
+/// A request id held in a session until its answer has been sent (or abandoned).
+struct InFlight {
+    set: Arc<Mutex<HashSet<(String, String)>>>,
+    key: (String, String),
+}
+
+impl InFlight {
+    /// Hold `id` in `session`, or `None` when a request with it is already being answered.
+    fn claim(
+        set: &Arc<Mutex<HashSet<(String, String)>>>,
+        session: &str,
+        id: &serde_json::Value,
+    ) -> Option<InFlight> {
+        let key = (session.to_string(), id.to_string());
+        let fresh = lock(set).insert(key.clone());
+        fresh.then(|| InFlight {
+            set: Arc::clone(set),
+            key,
+        })
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        lock(&self.set).remove(&self.key);
+    }
+}
+
+/// `body`, freeing `claim` when its last byte has been handed over (before the end of the reply
+/// reaches the client) or when it is dropped unfinished.
+fn release_at_end(body: axum::body::Body, claim: InFlight) -> axum::body::Body {
+    let mut data = body.into_data_stream();
+    let mut claim = Some(claim);
+    axum::body::Body::from_stream(futures::stream::poll_fn(move |cx| {
+        let next = data.poll_next_unpin(cx);
+        if let std::task::Poll::Ready(None) = next {
+            claim.take();
+        }
+        next
+    }))
+}
+
+/// A map or set that stays consistent whatever a panicking holder was doing.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Why `message` is not one JSON-RPC 2.0 message (request, notification or response), if not.
@@ -179,6 +230,9 @@ struct Admission {
     allowed_origins: Vec<String>,
     /// MCP session id → the principal that opened it (`None` without an authenticator).
     sessions: Mutex<HashMap<String, Option<String>>>,
+    /// Requests being answered, by session and JSON-RPC id: a second request with the same id
+    /// in the same session would have its answer delivered to the wrong call, or to none.
+    in_flight: Arc<Mutex<HashSet<(String, String)>>>,
     max_body_bytes: usize,
     audit: Audit,
 }
@@ -251,12 +305,31 @@ impl Admission {
                 .extensions_mut()
                 .insert(Principal(principal.clone()));
         }
-        let request = match self.check_body(request).await {
-            Ok(request) => request,
+        let (request, id) = match self.check_body(request).await {
+            Ok(checked) => checked,
             Err(refusal) => return refusal,
+        };
+        // One request per id per session at a time; the id is free again when its answer ends.
+        let claim = match (&session, id) {
+            (Some(session), Some(id)) => match InFlight::claim(&self.in_flight, session, &id) {
+                Some(claim) => Some(claim),
+                None => {
+                    return json_rpc_error(
+                        StatusCode::CONFLICT,
+                        id,
+                        -32600,
+                        "Invalid Request: a request with this id is already in flight in this session",
+                    );
+                }
+            },
+            _ => None,
         };
         let closing = request.method() == axum::http::Method::DELETE;
         let response = next.run(request).await;
+        let response = match claim {
+            Some(claim) => response.map(|body| release_at_end(body, claim)),
+            None => response,
+        };
         let opened = response
             .headers()
             .get(SESSION_HEADER)
@@ -281,10 +354,7 @@ impl Admission {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Option<String>>> {
-        // A map of owners stays consistent whatever a panicking holder was doing.
-        self.sessions
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        lock(&self.sessions)
     }
 
     /// A POST body must be one JSON-RPC message, answered in JSON-RPC otherwise: not JSON is
@@ -292,9 +362,13 @@ impl Admission {
     /// `-32600 Invalid Request` (rmcp would answer in plain text, or "method not found"). A
     /// `tools/call` whose `arguments` is not an object is `-32602 Invalid params`, with the
     /// request's id. Anything else passes through untouched.
-    async fn check_body(&self, request: Request) -> Result<Request, Response> {
+    /// Returns the request, and its id when it is a request (not a notification or response).
+    async fn check_body(
+        &self,
+        request: Request,
+    ) -> Result<(Request, Option<serde_json::Value>), Response> {
         if request.method() != axum::http::Method::POST {
-            return Ok(request);
+            return Ok((request, None));
         }
         let json = request
             .headers()
@@ -354,7 +428,15 @@ impl Admission {
                 "Invalid params: tools/call `arguments` must be a JSON object",
             ));
         }
-        Ok(Request::from_parts(parts, axum::body::Body::from(bytes)))
+        let request_id = message
+            .get("method")
+            .and_then(|_| message.get("id"))
+            .filter(|id| !id.is_null())
+            .cloned();
+        Ok((
+            Request::from_parts(parts, axum::body::Body::from(bytes)),
+            request_id,
+        ))
     }
 }
 
