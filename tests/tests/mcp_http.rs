@@ -363,3 +363,83 @@ async fn a_request_id_already_in_flight_in_the_session_is_refused_and_free_again
     }
     server.shutdown().await.unwrap();
 }
+
+async fn limited_server(idle: std::time::Duration) -> McpHttpServer {
+    let agent: Agent<String, String> = Agent::builder("desk")
+        .model(ScriptedModel::default())
+        .tool(GetWeather::default())
+        .build()
+        .unwrap();
+    McpServer::builder(agent)
+        .expose_tool::<GetWeather>()
+        .max_sessions(2)
+        .session_idle_timeout(idle)
+        .build()
+        .unwrap()
+        .bind_http(SocketAddr::from(([127, 0, 0, 1], 0)))
+        .await
+        .unwrap()
+}
+
+/// `initialize` without credentials; the session id, or the status and body of a refusal.
+async fn open_session(server: &McpHttpServer) -> Result<String, (u16, String)> {
+    let reply = reqwest::Client::new()
+        .post(format!("http://{}/mcp", server.local_addr()))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(initialize().to_string())
+        .send()
+        .await
+        .unwrap();
+    let status = reply.status().as_u16();
+    let session = reply
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let body = reply.text().await.unwrap_or_default();
+    session.ok_or((status, body))
+}
+
+#[tokio::test]
+async fn sessions_beyond_the_limit_are_refused_until_one_is_closed() {
+    let server = limited_server(std::time::Duration::from_secs(300)).await;
+    let first = open_session(&server).await.unwrap();
+    open_session(&server).await.unwrap();
+    let (status, body) = open_session(&server).await.unwrap_err();
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(error_code(&body), Some(-32000), "{body}");
+    let closed = reqwest::Client::new()
+        .delete(format!("http://{}/mcp", server.local_addr()))
+        .header("mcp-session-id", &first)
+        .send()
+        .await
+        .unwrap();
+    assert!(closed.status().is_success(), "{}", closed.status());
+    open_session(&server)
+        .await
+        .expect("a closed session's slot is free again");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_idle_session_expires_and_frees_its_slot() {
+    let server = limited_server(std::time::Duration::from_millis(200)).await;
+    let idle = open_session(&server).await.unwrap();
+    open_session(&server).await.unwrap();
+    // Well past the idle timeout, both have expired (a generous margin, not a measurement).
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let reply = reqwest::Client::new()
+        .post(format!("http://{}/mcp", server.local_addr()))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", &idle)
+        .body(json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}).to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reply.status(), 404, "an expired session is gone");
+    open_session(&server).await.expect("slots are free again");
+    open_session(&server).await.expect("both of them");
+    server.shutdown().await.unwrap();
+}

@@ -81,16 +81,18 @@ where
         config.allowed_origins = http.allowed_origins.clone();
         config.max_request_body_bytes = http.max_body_bytes;
         let handler = Handler::new(Arc::clone(&self.inner));
-        let service = StreamableHttpService::new(
-            move || Ok(handler.clone()),
-            Arc::new(LocalSessionManager::default()),
-            config,
-        );
+        let mut manager = LocalSessionManager::default();
+        manager.session_config.keep_alive = Some(http.session_idle_timeout);
+        let manager = Arc::new(manager);
+        let service =
+            StreamableHttpService::new(move || Ok(handler.clone()), Arc::clone(&manager), config);
         let guard = Arc::new(Admission {
             authenticator: http.authenticator.clone(),
             allowed_origins: http.allowed_origins.clone(),
             sessions: Mutex::new(HashMap::new()),
             in_flight: Arc::new(Mutex::new(HashSet::new())),
+            live: manager,
+            max_sessions: http.max_sessions,
             max_body_bytes: http.max_body_bytes,
             audit: {
                 let exposed = Arc::clone(&self.inner);
@@ -233,6 +235,9 @@ struct Admission {
     /// Requests being answered, by session and JSON-RPC id: a second request with the same id
     /// in the same session would have its answer delivered to the wrong call, or to none.
     in_flight: Arc<Mutex<HashSet<(String, String)>>>,
+    /// rmcp's sessions: the ones alive (an idle one is closed and leaves it).
+    live: Arc<LocalSessionManager>,
+    max_sessions: usize,
     max_body_bytes: usize,
     audit: Audit,
 }
@@ -309,6 +314,18 @@ impl Admission {
             Ok(checked) => checked,
             Err(refusal) => return refusal,
         };
+        if session.is_none()
+            && request.method() == axum::http::Method::POST
+            && let Some(refusal) = self.session_slot().await
+        {
+            let who = principal.as_deref().unwrap_or("(anonymous)");
+            (self.audit)(
+                who,
+                "(new session)",
+                "the server's session limit is reached",
+            );
+            return refusal;
+        }
         // One request per id per session at a time; the id is free again when its answer ends.
         let claim = match (&session, id) {
             (Some(session), Some(id)) => match InFlight::claim(&self.in_flight, session, &id) {
@@ -347,6 +364,27 @@ impl Admission {
         }
         drop(sessions);
         response
+    }
+
+    /// Room for one more session, or the refusal. Owners of sessions that have ended (closed
+    /// when idle) are forgotten here, so the owner map stays as small as the live sessions.
+    async fn session_slot(&self) -> Option<Response> {
+        let live = self.live.sessions.read().await;
+        self.lock()
+            .retain(|session, _| live.contains_key(session.as_str()));
+        if live.len() < self.max_sessions {
+            return None;
+        }
+        tracing::warn!(
+            sessions = live.len(),
+            "MCP session limit reached; new session refused"
+        );
+        Some(json_rpc_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            serde_json::Value::Null,
+            -32000,
+            "too many open sessions: close one (DELETE) or retry later",
+        ))
     }
 
     fn owner(&self, session: &str) -> Option<Option<String>> {

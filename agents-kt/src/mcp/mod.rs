@@ -65,6 +65,10 @@ struct HttpOptions {
     allowed_hosts: Option<Vec<String>>,
     allowed_origins: Vec<String>,
     max_body_bytes: usize,
+    /// Open sessions at most; an `initialize` beyond is refused.
+    max_sessions: usize,
+    /// A session with no request for this long is closed.
+    session_idle_timeout: std::time::Duration,
 }
 
 /// Configures an [`McpServer`].
@@ -88,6 +92,8 @@ impl<IN: AgentInput, OUT: AgentOutput> McpServer<IN, OUT> {
                     allowed_hosts: None,
                     allowed_origins: Vec::new(),
                     max_body_bytes: 1024 * 1024,
+                    max_sessions: 1024,
+                    session_idle_timeout: std::time::Duration::from_secs(300),
                 },
                 calls: Arc::new(tokio::sync::Semaphore::new(16)),
             },
@@ -161,6 +167,21 @@ impl<IN: AgentInput, OUT: AgentOutput> McpServerBuilder<IN, OUT> {
     /// Over HTTP, the largest request body accepted (default 1 MiB).
     pub fn max_body_bytes(mut self, bytes: usize) -> Self {
         self.exposed.http.max_body_bytes = bytes;
+        self
+    }
+
+    /// Over HTTP, the most sessions open at once (default 1024): an `initialize` beyond them is
+    /// answered 503 with a JSON-RPC error, so a flood of sessions cannot exhaust memory. A
+    /// session ends on `DELETE`, or after [`session_idle_timeout`](Self::session_idle_timeout).
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.exposed.http.max_sessions = sessions.max(1);
+        self
+    }
+
+    /// Over HTTP, how long a session may go without a request before it is closed and its slot
+    /// freed (default 5 minutes); a client using it afterwards gets 404 and starts a new one.
+    pub fn session_idle_timeout(mut self, idle: std::time::Duration) -> Self {
+        self.exposed.http.session_idle_timeout = idle;
         self
     }
 
