@@ -443,3 +443,129 @@ async fn an_idle_session_expires_and_frees_its_slot() {
     open_session(&server).await.expect("both of them");
     server.shutdown().await.unwrap();
 }
+
+async fn guarded_server(max_connections: usize) -> McpHttpServer {
+    let agent: Agent<String, String> = Agent::builder("desk")
+        .model(ScriptedModel::default())
+        .tool(GetWeather::default())
+        .build()
+        .unwrap();
+    McpServer::builder(agent)
+        .expose_tool::<GetWeather>()
+        .max_connections(max_connections)
+        .header_timeout(std::time::Duration::from_millis(300))
+        .body_timeout(std::time::Duration::from_millis(300))
+        .build()
+        .unwrap()
+        .bind_http(SocketAddr::from(([127, 0, 0, 1], 0)))
+        .await
+        .unwrap()
+}
+
+/// Whether the server closed `tcp` (read returns end of stream, or an error), waiting at most
+/// `within` — a generous bound on a timeout set ten times shorter, not a measurement.
+async fn closed_by_server(tcp: &mut tokio::net::TcpStream, within: std::time::Duration) -> bool {
+    use tokio::io::AsyncReadExt;
+    let mut buffer = [0u8; 1024];
+    loop {
+        match tokio::time::timeout(within, tcp.read(&mut buffer)).await {
+            Ok(Ok(0)) | Ok(Err(_)) => return true,
+            Ok(Ok(_)) => continue,
+            Err(_) => return false,
+        }
+    }
+}
+
+#[tokio::test]
+async fn silent_and_slow_connections_are_closed_and_the_server_keeps_serving() {
+    use tokio::io::AsyncWriteExt;
+    let server = guarded_server(64).await;
+    let address = server.local_addr();
+    let within = std::time::Duration::from_secs(3);
+    // Connect and say nothing.
+    let mut silent = tokio::net::TcpStream::connect(address).await.unwrap();
+    // Send half a request head and stop (slowloris).
+    let mut slowloris = tokio::net::TcpStream::connect(address).await.unwrap();
+    slowloris
+        .write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        .await
+        .unwrap();
+    // A whole head, then a body that never comes.
+    let mut slow_body = tokio::net::TcpStream::connect(address).await.unwrap();
+    slow_body
+        .write_all(
+            b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\n\
+              accept: application/json, text/event-stream\r\ncontent-length: 500\r\n\r\n{\"jsonrpc\"",
+        )
+        .await
+        .unwrap();
+    assert!(
+        closed_by_server(&mut silent, within).await,
+        "connect-and-wait"
+    );
+    assert!(closed_by_server(&mut slowloris, within).await, "slowloris");
+    let mut answer = Vec::new();
+    {
+        use tokio::io::AsyncReadExt;
+        let read = tokio::time::timeout(within, slow_body.read_to_end(&mut answer)).await;
+        assert!(read.is_ok(), "the slow body is answered and closed");
+    }
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    let (status, _, _) = raw_post(
+        &server,
+        &[("content-type", "application/json")],
+        &initialize().to_string(),
+    )
+    .await;
+    assert_eq!(status, 200, "the server keeps serving");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn connections_beyond_the_cap_wait_until_a_slot_is_free() {
+    let agent: Agent<String, String> = Agent::builder("desk")
+        .model(ScriptedModel::default())
+        .tool(GetWeather::default())
+        .build()
+        .unwrap();
+    let server = McpServer::builder(agent)
+        .expose_tool::<GetWeather>()
+        .max_connections(2)
+        .header_timeout(std::time::Duration::from_secs(60))
+        .build()
+        .unwrap()
+        .bind_http(SocketAddr::from(([127, 0, 0, 1], 0)))
+        .await
+        .unwrap();
+    let address = server.local_addr();
+    // Both slots held by connections that have not sent their request yet.
+    let held = [
+        tokio::net::TcpStream::connect(address).await.unwrap(),
+        tokio::net::TcpStream::connect(address).await.unwrap(),
+    ];
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let url = format!("http://{address}/mcp");
+    let mut waiting = tokio::spawn(async move {
+        reqwest::Client::new()
+            .post(url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(initialize().to_string())
+            .send()
+            .await
+            .map(|reply| reply.status().as_u16())
+    });
+    // While both slots are held, the third connection is not served...
+    let early = tokio::time::timeout(std::time::Duration::from_millis(500), &mut waiting).await;
+    assert!(early.is_err(), "served beyond the cap: {early:?}");
+    // ...and once a slot is given back, it is.
+    drop(held);
+    let status = tokio::time::timeout(std::time::Duration::from_secs(5), waiting)
+        .await
+        .expect("served once a slot is free")
+        .unwrap()
+        .unwrap();
+    assert_eq!(status, 200);
+    server.shutdown().await.unwrap();
+}

@@ -12,7 +12,6 @@ use axum::extract::Request;
 use axum::http::StatusCode;
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::serve::ListenerExt;
 use futures::StreamExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
@@ -21,6 +20,7 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use super::handler::{Handler, McpSkillTypes};
+use super::serve::{ConnectionLimits, serve};
 use super::{McpServeError, McpServer};
 use crate::AgentOutput;
 
@@ -34,7 +34,7 @@ pub(crate) struct Principal(pub String);
 pub struct McpHttpServer {
     address: SocketAddr,
     stop: CancellationToken,
-    task: tokio::task::JoinHandle<Result<(), McpServeError>>,
+    task: tokio::task::JoinHandle<()>,
 }
 
 impl McpHttpServer {
@@ -48,14 +48,14 @@ impl McpHttpServer {
         self.stop.cancel();
         self.task
             .await
-            .map_err(|error| McpServeError(error.to_string()))?
+            .map_err(|error| McpServeError(error.to_string()))
     }
 
     /// Serve until the process ends.
     pub async fn wait(self) -> Result<(), McpServeError> {
         self.task
             .await
-            .map_err(|error| McpServeError(error.to_string()))?
+            .map_err(|error| McpServeError(error.to_string()))
     }
 }
 
@@ -94,6 +94,7 @@ where
             live: manager,
             max_sessions: http.max_sessions,
             max_body_bytes: http.max_body_bytes,
+            body_timeout: http.body_timeout,
             audit: {
                 let exposed = Arc::clone(&self.inner);
                 Box::new(move |principal: &str, what: &str, reason: &str| {
@@ -113,14 +114,11 @@ where
         let address = listener
             .local_addr()
             .map_err(|error| McpServeError(error.to_string()))?;
-        let listener = listener.tap_io(configure_connection);
-        let shutdown = stop.clone();
-        let task = tokio::spawn(async move {
-            axum::serve(listener, router)
-                .with_graceful_shutdown(async move { shutdown.cancelled().await })
-                .await
-                .map_err(|error| McpServeError(error.to_string()))
-        });
+        let limits = ConnectionLimits {
+            max_connections: http.max_connections,
+            header_timeout: http.header_timeout,
+        };
+        let task = tokio::spawn(serve(listener, router, limits, stop.clone()));
         Ok(McpHttpServer {
             address,
             stop,
@@ -213,15 +211,6 @@ fn json_rpc_error(status: StatusCode, id: serde_json::Value, code: i64, message:
         .into_response()
 }
 
-/// Every accepted connection: replies are small writes, streamed, and with Nagle's algorithm on
-/// each waited for the client's delayed ACK — ~40 ms per call on a kept-alive connection
-/// (BENCHMARKS.md, MCP over HTTP).
-fn configure_connection(tcp: &mut tokio::net::TcpStream) {
-    if let Err(error) = tcp.set_nodelay(true) {
-        tracing::warn!(%error, "could not set TCP_NODELAY on an MCP connection");
-    }
-}
-
 /// Derives the principal from the `Authorization` header value; `None` rejects the request.
 pub(crate) type Authenticator = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
@@ -239,6 +228,8 @@ struct Admission {
     live: Arc<LocalSessionManager>,
     max_sessions: usize,
     max_body_bytes: usize,
+    /// How long a request body may take to arrive.
+    body_timeout: std::time::Duration,
     audit: Audit,
 }
 
@@ -423,12 +414,22 @@ impl Admission {
         }
         let (parts, body) = request.into_parts();
         // Over the limit: rmcp's own limit answers it, from the bytes we hand back.
-        let bytes = match axum::body::to_bytes(body, self.max_body_bytes.saturating_add(1)).await {
-            Ok(bytes) => bytes,
-            Err(_) => {
+        let read = axum::body::to_bytes(body, self.max_body_bytes.saturating_add(1));
+        let bytes = match tokio::time::timeout(self.body_timeout, read).await {
+            Ok(Ok(bytes)) => bytes,
+            Ok(Err(_)) => {
                 return Err(
                     (StatusCode::PAYLOAD_TOO_LARGE, "request body too large").into_response()
                 );
+            }
+            Err(_) => {
+                tracing::warn!("MCP request body too slow; refused");
+                return Err(json_rpc_error(
+                    StatusCode::REQUEST_TIMEOUT,
+                    serde_json::Value::Null,
+                    -32600,
+                    "the request body did not arrive in time",
+                ));
             }
         };
         let message = match serde_json::from_slice::<serde_json::Value>(&bytes) {
@@ -475,23 +476,5 @@ impl Admission {
             Request::from_parts(parts, axum::body::Body::from(bytes)),
             request_id,
         ))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[tokio::test]
-    async fn accepted_connections_send_small_writes_at_once() {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let address = listener.local_addr().unwrap();
-        let (client, accepted) =
-            tokio::join!(tokio::net::TcpStream::connect(address), listener.accept());
-        let _client = client.unwrap();
-        let (mut accepted, _) = accepted.unwrap();
-        assert!(!accepted.nodelay().unwrap(), "Nagle is on by default");
-        configure_connection(&mut accepted);
-        assert!(accepted.nodelay().unwrap());
     }
 }

@@ -4,6 +4,7 @@
 
 mod handler;
 mod http;
+mod serve;
 
 use std::sync::Arc;
 
@@ -69,6 +70,12 @@ struct HttpOptions {
     max_sessions: usize,
     /// A session with no request for this long is closed.
     session_idle_timeout: std::time::Duration,
+    /// Connections open at most; more wait until one ends.
+    max_connections: usize,
+    /// How long a connection may take to send a request's head (first byte included).
+    header_timeout: std::time::Duration,
+    /// How long a request's body may take to arrive.
+    body_timeout: std::time::Duration,
 }
 
 /// Configures an [`McpServer`].
@@ -94,6 +101,9 @@ impl<IN: AgentInput, OUT: AgentOutput> McpServer<IN, OUT> {
                     max_body_bytes: 1024 * 1024,
                     max_sessions: 1024,
                     session_idle_timeout: std::time::Duration::from_secs(300),
+                    max_connections: 1024,
+                    header_timeout: std::time::Duration::from_secs(10),
+                    body_timeout: std::time::Duration::from_secs(30),
                 },
                 calls: Arc::new(tokio::sync::Semaphore::new(16)),
             },
@@ -182,6 +192,27 @@ impl<IN: AgentInput, OUT: AgentOutput> McpServerBuilder<IN, OUT> {
     /// freed (default 5 minutes); a client using it afterwards gets 404 and starts a new one.
     pub fn session_idle_timeout(mut self, idle: std::time::Duration) -> Self {
         self.exposed.http.session_idle_timeout = idle;
+        self
+    }
+
+    /// Over HTTP, the most connections open at once (default 1024); more wait, unaccepted,
+    /// until one ends. With the timeouts below, silent or slow clients cannot hold them all.
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.exposed.http.max_connections = connections.max(1);
+        self
+    }
+
+    /// Over HTTP, how long a connection may take to send a whole request head, its first byte
+    /// included (default 10 s); one that does not is closed (slowloris, connect-and-wait).
+    pub fn header_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.exposed.http.header_timeout = timeout;
+        self
+    }
+
+    /// Over HTTP, how long a request body may take to arrive (default 30 s); a slower one is
+    /// answered 408 with a JSON-RPC error.
+    pub fn body_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.exposed.http.body_timeout = timeout;
         self
     }
 
