@@ -33,7 +33,10 @@ where
         self.serve(rmcp::transport::stdio()).await
     }
 
-    /// Serve over any byte stream pair (a pipe, a socket, an in-process duplex).
+    /// Serve over any byte stream pair (a pipe, a socket, an in-process duplex), one JSON-RPC
+    /// message per line. Lines that are not JSON-RPC messages are answered with JSON-RPC errors,
+    /// and at most 64 requests are read ahead of their answers: a client that stops reading
+    /// replies is stopped from sending more, so the server's memory stays bounded.
     pub async fn serve<R, W>(self, transport: (R, W)) -> Result<(), McpServeError>
     where
         R: AsyncRead + Send + Unpin + 'static,
@@ -41,7 +44,7 @@ where
     {
         let handler = Handler::new(Arc::clone(&self.inner));
         let running = handler
-            .serve(transport)
+            .serve(super::lines::guard(transport))
             .await
             .map_err(|error| McpServeError(error.to_string()))?;
         running

@@ -176,26 +176,6 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Why `message` is not one JSON-RPC 2.0 message (request, notification or response), if not.
-fn not_a_message(message: &serde_json::Value) -> Option<&'static str> {
-    let Some(object) = message.as_object() else {
-        return Some(if message.is_array() {
-            "batches are not supported (MCP 2025-06-18)"
-        } else {
-            "a message is a JSON object"
-        });
-    };
-    if object.get("jsonrpc").and_then(|v| v.as_str()) != Some("2.0") {
-        return Some("`jsonrpc` must be \"2.0\"");
-    }
-    match object.get("method") {
-        Some(method) if !method.is_string() => Some("`method` must be a string"),
-        Some(_) => None,
-        None if object.contains_key("result") || object.contains_key("error") => None,
-        None => Some("a message has a `method`, or a `result` or `error`"),
-    }
-}
-
 /// A JSON-RPC error response with `status`.
 fn json_rpc_error(status: StatusCode, id: serde_json::Value, code: i64, message: &str) -> Response {
     let body = serde_json::json!({
@@ -447,7 +427,7 @@ impl Admission {
             .get("id")
             .cloned()
             .unwrap_or(serde_json::Value::Null);
-        if let Some(problem) = not_a_message(&message) {
+        if let Some(problem) = super::jsonrpc::not_a_message(&message) {
             return Err(json_rpc_error(
                 StatusCode::BAD_REQUEST,
                 id,

@@ -4,6 +4,8 @@
 
 mod handler;
 mod http;
+mod jsonrpc;
+mod lines;
 mod serve;
 
 use std::sync::Arc;
