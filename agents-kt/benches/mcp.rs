@@ -11,33 +11,17 @@ use std::hint::black_box;
 use agents_kt::McpServer;
 use agents_kt::prelude::*;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::handler::server::wrapper::Parameters;
+use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
 use rmcp::service::{RoleClient, RunningService};
-use rmcp::{Json, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use serde_json::{Map, Value, json};
 
+#[path = "support/bare_rmcp.rs"]
+mod bare_rmcp;
 #[path = "support/weather.rs"]
 mod weather;
-use weather::{GetWeather, Weather, WeatherArgs, forecast, interceptors};
-
-/// The same tool on a bare rmcp server.
-#[derive(Clone)]
-struct BareServer {
-    tool_router: ToolRouter<Self>,
-}
-
-#[tool_router]
-impl BareServer {
-    #[tool(description = "Weather forecast for a city.")]
-    async fn get_weather(&self, Parameters(args): Parameters<WeatherArgs>) -> Json<Weather> {
-        Json(forecast(args))
-    }
-}
-
-#[tool_handler(router = self.tool_router)]
-impl ServerHandler for BareServer {}
+use bare_rmcp::BareServer;
+use weather::{GetWeather, interceptors};
 
 fn agent_server() -> McpServer<String, String> {
     let mut builder = Agent::builder("bench")
@@ -91,9 +75,7 @@ fn mcp_round_trip(c: &mut Criterion) {
         let ours = client(client_side).await;
         let (server_side, client_side) = tokio::io::duplex(64 * 1024);
         tokio::spawn(async move {
-            let server = BareServer {
-                tool_router: BareServer::tool_router(),
-            };
+            let server = BareServer::new();
             if let Ok(running) = server.serve(tokio::io::split(server_side)).await {
                 let _ = running.waiting().await;
             }

@@ -14,33 +14,16 @@ use agents_kt::McpServer;
 use agents_kt::prelude::*;
 use axum::serve::ListenerExt;
 use criterion::{Criterion, criterion_group, criterion_main};
-use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::handler::server::wrapper::Parameters;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use rmcp::{Json, ServerHandler, tool, tool_handler, tool_router};
 use serde_json::json;
 
+#[path = "support/bare_rmcp.rs"]
+mod bare_rmcp;
 #[path = "support/weather.rs"]
 mod weather;
-use weather::{GetWeather, Weather, WeatherArgs, forecast, interceptors};
-
-/// The same tool on a bare rmcp server.
-#[derive(Clone)]
-struct BareServer {
-    tool_router: ToolRouter<Self>,
-}
-
-#[tool_router]
-impl BareServer {
-    #[tool(description = "Weather forecast for a city.")]
-    async fn get_weather(&self, Parameters(args): Parameters<WeatherArgs>) -> Json<Weather> {
-        Json(forecast(args))
-    }
-}
-
-#[tool_handler(router = self.tool_router)]
-impl ServerHandler for BareServer {}
+use bare_rmcp::BareServer;
+use weather::{GetWeather, interceptors};
 
 async fn ours() -> agents_kt::McpHttpServer {
     let mut builder = Agent::<String, String>::builder("bench")
@@ -60,11 +43,7 @@ async fn ours() -> agents_kt::McpHttpServer {
 
 async fn bare() -> SocketAddr {
     let service = StreamableHttpService::new(
-        || {
-            Ok(BareServer {
-                tool_router: BareServer::tool_router(),
-            })
-        },
+        || Ok(BareServer::new()),
         Arc::new(LocalSessionManager::default()),
         StreamableHttpServerConfig::default(),
     );

@@ -9,23 +9,35 @@ use agents_kt::{McpHttpServer, McpServer};
 use agents_kt_tests::GetWeather;
 use serde_json::{Value, json};
 
-async fn start() -> McpHttpServer {
+/// A server exposing `get_weather`, before its options.
+fn desk() -> agents_kt::McpServerBuilder<String, String> {
     let agent: Agent<String, String> = Agent::builder("desk")
         .model(ScriptedModel::default())
         .tool(GetWeather::default())
         .build()
         .unwrap();
-    McpServer::builder(agent)
-        .expose_tool::<GetWeather>()
-        .authenticator(|authorization| {
-            (authorization == "Bearer good").then(|| "alice".to_string())
-        })
-        .max_body_bytes(4 * 1024)
+    McpServer::builder(agent).expose_tool::<GetWeather>()
+}
+
+/// `builder`'s server, listening on a free loopback port.
+async fn bind(builder: agents_kt::McpServerBuilder<String, String>) -> McpHttpServer {
+    builder
         .build()
         .unwrap()
         .bind_http(SocketAddr::from(([127, 0, 0, 1], 0)))
         .await
         .unwrap()
+}
+
+async fn start() -> McpHttpServer {
+    bind(
+        desk()
+            .authenticator(|authorization| {
+                (authorization == "Bearer good").then(|| "alice".to_string())
+            })
+            .max_body_bytes(4 * 1024),
+    )
+    .await
 }
 
 fn initialize() -> Value {
@@ -167,19 +179,7 @@ async fn a_foreign_origin_is_refused_and_a_listed_one_accepted() {
     assert_eq!(status, 200, "no Origin: not a browser, served");
     server.shutdown().await.unwrap();
 
-    let agent: Agent<String, String> = Agent::builder("desk")
-        .model(ScriptedModel::default())
-        .tool(GetWeather::default())
-        .build()
-        .unwrap();
-    let server = McpServer::builder(agent)
-        .expose_tool::<GetWeather>()
-        .allowed_origins(["http://localhost:6274"])
-        .build()
-        .unwrap()
-        .bind_http(SocketAddr::from(([127, 0, 0, 1], 0)))
-        .await
-        .unwrap();
+    let server = bind(desk().allowed_origins(["http://localhost:6274"])).await;
     let listed = ("origin", "http://localhost:6274");
     let (status, _, body) = raw_post(&server, &[json, listed], &initialize().to_string()).await;
     assert_eq!(status, 200, "{body}");
@@ -365,20 +365,7 @@ async fn a_request_id_already_in_flight_in_the_session_is_refused_and_free_again
 }
 
 async fn limited_server(idle: std::time::Duration) -> McpHttpServer {
-    let agent: Agent<String, String> = Agent::builder("desk")
-        .model(ScriptedModel::default())
-        .tool(GetWeather::default())
-        .build()
-        .unwrap();
-    McpServer::builder(agent)
-        .expose_tool::<GetWeather>()
-        .max_sessions(2)
-        .session_idle_timeout(idle)
-        .build()
-        .unwrap()
-        .bind_http(SocketAddr::from(([127, 0, 0, 1], 0)))
-        .await
-        .unwrap()
+    bind(desk().max_sessions(2).session_idle_timeout(idle)).await
 }
 
 /// `initialize` without credentials; the session id, or the status and body of a refusal.
@@ -445,21 +432,13 @@ async fn an_idle_session_expires_and_frees_its_slot() {
 }
 
 async fn guarded_server(max_connections: usize) -> McpHttpServer {
-    let agent: Agent<String, String> = Agent::builder("desk")
-        .model(ScriptedModel::default())
-        .tool(GetWeather::default())
-        .build()
-        .unwrap();
-    McpServer::builder(agent)
-        .expose_tool::<GetWeather>()
-        .max_connections(max_connections)
-        .header_timeout(std::time::Duration::from_millis(300))
-        .body_timeout(std::time::Duration::from_millis(300))
-        .build()
-        .unwrap()
-        .bind_http(SocketAddr::from(([127, 0, 0, 1], 0)))
-        .await
-        .unwrap()
+    bind(
+        desk()
+            .max_connections(max_connections)
+            .header_timeout(std::time::Duration::from_millis(300))
+            .body_timeout(std::time::Duration::from_millis(300)),
+    )
+    .await
 }
 
 /// Whether the server closed `tcp` (read returns end of stream, or an error), waiting at most
@@ -524,20 +503,12 @@ async fn silent_and_slow_connections_are_closed_and_the_server_keeps_serving() {
 
 #[tokio::test]
 async fn connections_beyond_the_cap_wait_until_a_slot_is_free() {
-    let agent: Agent<String, String> = Agent::builder("desk")
-        .model(ScriptedModel::default())
-        .tool(GetWeather::default())
-        .build()
-        .unwrap();
-    let server = McpServer::builder(agent)
-        .expose_tool::<GetWeather>()
-        .max_connections(2)
-        .header_timeout(std::time::Duration::from_secs(60))
-        .build()
-        .unwrap()
-        .bind_http(SocketAddr::from(([127, 0, 0, 1], 0)))
-        .await
-        .unwrap();
+    let server = bind(
+        desk()
+            .max_connections(2)
+            .header_timeout(std::time::Duration::from_secs(60)),
+    )
+    .await;
     let address = server.local_addr();
     // Both slots held by connections that have not sent their request yet.
     let held = [

@@ -86,15 +86,8 @@ async fn read_requests<R: AsyncRead + Unpin>(
                 // JSON, but not one message: re-read as a value to say why.
                 let value: Value = serde_json::from_slice(&line).unwrap_or(Value::Null);
                 let problem = super::jsonrpc::not_a_message(&value).unwrap_or("not a message");
-                tracing::warn!(problem, "invalid MCP message on stdio");
                 let id = value.get("id").cloned().unwrap_or(Value::Null);
-                refuse(
-                    &refusals,
-                    id,
-                    -32600,
-                    &format!("Invalid Request: {problem}"),
-                )
-                .await;
+                refuse_invalid(&refusals, id, problem).await;
                 continue;
             }
             Err(error) => {
@@ -110,15 +103,7 @@ async fn read_requests<R: AsyncRead + Unpin>(
             }
         };
         if let Some(problem) = message.problem() {
-            tracing::warn!(problem, "invalid MCP message on stdio");
-            let id = message.id.unwrap_or(Value::Null);
-            refuse(
-                &refusals,
-                id,
-                -32600,
-                &format!("Invalid Request: {problem}"),
-            )
-            .await;
+            refuse_invalid(&refusals, message.id.unwrap_or(Value::Null), problem).await;
             continue;
         }
         if message.method.is_some() && message.id.is_some() {
@@ -135,6 +120,13 @@ async fn read_requests<R: AsyncRead + Unpin>(
             return;
         }
     }
+}
+
+/// `-32600 Invalid Request`, saying why, and logged.
+async fn refuse_invalid(refusals: &mpsc::Sender<String>, id: Value, problem: &str) {
+    tracing::warn!(problem, "invalid MCP message on stdio");
+    let message = format!("Invalid Request: {problem}");
+    refuse(refusals, id, -32600, &message).await;
 }
 
 async fn refuse(refusals: &mpsc::Sender<String>, id: Value, code: i64, message: &str) {
