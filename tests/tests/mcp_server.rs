@@ -405,3 +405,82 @@ async fn a_call_past_the_per_tool_timeout_is_an_error_result_and_the_server_keep
         ("slept".to_string(), false)
     );
 }
+
+/// A tool that waits forever, telling when it started and when its future was dropped.
+#[derive(Clone, Default)]
+struct Forever {
+    started: std::sync::Arc<tokio::sync::Notify>,
+    dropped: std::sync::Arc<tokio::sync::Notify>,
+}
+
+#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema, Clone, Debug)]
+struct ForeverArgs {}
+
+/// Tells `dropped` when the tool's future goes away.
+struct Dropped(std::sync::Arc<tokio::sync::Notify>);
+
+impl Drop for Dropped {
+    fn drop(&mut self) {
+        self.0.notify_one();
+    }
+}
+
+impl Tool for Forever {
+    const NAME: &'static str = "forever";
+    type Args = ForeverArgs;
+    type Output = String;
+    fn description(&self) -> std::borrow::Cow<'static, str> {
+        "Never answers.".into()
+    }
+    async fn call(&self, _: ForeverArgs, _: &ToolContext) -> Result<String, ToolError> {
+        let _dropped = Dropped(self.dropped.clone());
+        self.started.notify_one();
+        std::future::pending::<()>().await;
+        Ok("unreachable".into())
+    }
+}
+
+#[tokio::test]
+async fn a_call_the_client_cancels_is_dropped_and_the_server_keeps_serving() {
+    let forever = Forever::default();
+    let agent: Agent<String, String> = Agent::builder("desk")
+        .model(ScriptedModel::default())
+        .tool(forever.clone())
+        .tool(GetWeather::default())
+        .build()
+        .unwrap();
+    let (server_side, client_side) = tokio::io::duplex(64 * 1024);
+    let server = McpServer::builder(agent)
+        .expose_tool::<Forever>()
+        .expose_tool::<GetWeather>()
+        .build()
+        .unwrap();
+    tokio::spawn(server.serve(tokio::io::split(server_side)));
+    let client = ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("canceller", "1.0"),
+    )
+    .serve(tokio::io::split(client_side))
+    .await
+    .unwrap();
+    let handle = client
+        .peer()
+        .send_cancellable_request(
+            rmcp::model::ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(
+                CallToolRequestParams::new("forever"),
+            )),
+            rmcp::service::PeerRequestOptions::no_options(),
+        )
+        .await
+        .unwrap();
+    forever.started.notified().await;
+    handle.cancel(Some("changed my mind".into())).await.unwrap();
+    tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        forever.dropped.notified(),
+    )
+    .await
+    .expect("the tool's future is dropped once the client cancels");
+    let (text, is_error) = call(&client, "get_weather", json!({"city": "Oslo"})).await;
+    assert!(!is_error && text.contains("Oslo"), "still serving: {text}");
+}

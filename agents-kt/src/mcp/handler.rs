@@ -317,8 +317,19 @@ where
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let client = client_of(&context);
-        self.call(&client, request)
-            .await
-            .map(CallToolResponse::from)
+        let tool = request.name.clone();
+        // A client's `notifications/cancelled` cancels the request's token: the call (and the
+        // tool's future with it) is dropped, not left running for an answer nobody waits for.
+        tokio::select! {
+            result = self.call(&client, request) => result.map(CallToolResponse::from),
+            () = context.ct.cancelled() => {
+                tracing::info!(tool = %tool, client = %client.name, "tools/call cancelled by the client; the call was dropped");
+                Err(ErrorData::new(
+                    rmcp::model::ErrorCode::INTERNAL_ERROR,
+                    format!("tools/call of '{tool}' was cancelled by the client"),
+                    None,
+                ))
+            }
+        }
     }
 }
