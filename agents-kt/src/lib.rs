@@ -65,6 +65,8 @@ mod macro_support;
 mod macros;
 #[cfg(feature = "mcp")]
 mod mcp;
+#[cfg(feature = "mcp-client")]
+mod mcp_client;
 mod message;
 mod model;
 mod observers;
@@ -88,6 +90,8 @@ pub use interceptor::{
 };
 #[cfg(feature = "mcp")]
 pub use mcp::{McpClient, McpHttpServer, McpServeError, McpServer, McpServerBuilder};
+#[cfg(feature = "mcp-client")]
+pub use mcp_client::{McpClientError, McpStdio, McpToolset};
 pub use message::{ChatChunk, ChatRequest, ChatResponse, Message, Role, ToolCall, ToolSpec, Usage};
 pub use model::{ChatStream, ModelClient, ModelError, Reply, ResponseAssembler, ScriptedModel};
 #[cfg(feature = "anthropic")]

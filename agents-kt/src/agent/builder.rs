@@ -187,10 +187,31 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
     pub fn tool<T: Tool>(mut self, tool: T) -> Self {
         let pending: PendingTool = Box::new(move |entries: &[ToolEntry]| {
             let spec = spec_of(&tool)?;
-            let chains = chains_for::<T>(entries)?;
+            let chains = chains_for::<T>(entries, T::NAME)?;
             Ok(Arc::new(ToolRuntime::new(tool, spec, chains)) as Arc<dyn ErasedTool>)
         });
         self.tools.push((T::NAME, pending));
+        self
+    }
+
+    /// Register every tool of an MCP server ([`McpToolset`](crate::McpToolset)), under the
+    /// server's names (or `<prefix>_<name>`), with the server's descriptions and input schemas.
+    /// Each call passes the same pipeline as a Rust tool's: allow-list, budget, dynamic
+    /// interceptors and gates (`on_before_tool_call`, `on_gate_tool_call`), the remote call under
+    /// `per_tool_timeout`, then `on_after_tool_call`. A name already taken is
+    /// [`BuildError::DuplicateTool`].
+    #[cfg(feature = "mcp-client")]
+    pub fn toolset(mut self, set: crate::McpToolset) -> Self {
+        for (name, listed, call) in set.registrations() {
+            // Registered once per agent build; the name lives as long as the tool may be called.
+            let name: &'static str = Box::leak(name.into_boxed_str());
+            let pending: PendingTool = Box::new(move |entries: &[ToolEntry]| {
+                let spec = spec(name, listed.description, listed.input_schema, None)?;
+                let chains = chains_for::<crate::mcp_client::RemoteCall>(entries, name)?;
+                Ok(Arc::new(ToolRuntime::named(name, call, spec, chains)) as Arc<dyn ErasedTool>)
+            });
+            self.tools.push((name, pending));
+        }
         self
     }
 
@@ -577,13 +598,17 @@ fn check_skills<IN, OUT>(
 /// Tool `T`'s chains from every registered tool link, in registration order: its own typed links
 /// and every dynamic one, each adapted to the chain's [`Viewed`](crate::tool::view::Viewed)
 /// values.
-fn chains_for<T: Tool>(entries: &[ToolEntry]) -> Result<ToolChains<T>, BuildError> {
+/// The chains of the tool named `tool` (`T::NAME` for a Rust tool).
+fn chains_for<T: Tool>(
+    entries: &[ToolEntry],
+    tool: &'static str,
+) -> Result<ToolChains<T>, BuildError> {
     let mut chains = ToolChains::<T>::default();
     let mismatch = || BuildError::InterceptorToolMismatch {
-        tool: T::NAME.to_string(),
+        tool: tool.to_string(),
     };
     for entry in entries {
-        if entry.tool.is_some_and(|tool| tool != T::NAME) {
+        if entry.tool.is_some_and(|typed_for| typed_for != tool) {
             continue;
         }
         let name = entry.name.clone();
@@ -615,14 +640,14 @@ fn chains_for<T: Tool>(entries: &[ToolEntry]) -> Result<ToolChains<T>, BuildErro
                     .push(with_name(Link::new(Arc::new(link)), name));
             }
             (ToolLink::Dynamic(dynamic), ToolStage::After) => {
-                let link = JsonLink::new(Arc::clone(dynamic), Viewing::Result, T::NAME);
+                let link = JsonLink::new(Arc::clone(dynamic), Viewing::Result, tool);
                 chains
                     .after
                     .push(with_name(Link::new(Arc::new(link)), name));
                 chains.json_output = true;
             }
             (ToolLink::Dynamic(dynamic), _) => {
-                let link = JsonLink::new(Arc::clone(dynamic), Viewing::Arguments, T::NAME);
+                let link = JsonLink::new(Arc::clone(dynamic), Viewing::Arguments, tool);
                 chains
                     .before
                     .push(with_name(Link::new(Arc::new(link)), name));
@@ -631,7 +656,7 @@ fn chains_for<T: Tool>(entries: &[ToolEntry]) -> Result<ToolChains<T>, BuildErro
             (ToolLink::DynamicGate(gate), _) => {
                 let gate: Arc<dyn Interceptor<Value, Value>> =
                     Arc::new(GateInChain(Arc::clone(gate)));
-                let link = JsonLink::new(gate, Viewing::Arguments, T::NAME);
+                let link = JsonLink::new(gate, Viewing::Arguments, tool);
                 chains
                     .gates
                     .push(with_name(Link::new(Arc::new(link)), name));

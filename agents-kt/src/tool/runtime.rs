@@ -208,13 +208,31 @@ impl<T: Tool> Default for ToolChains<T> {
 /// A tool of one agent: the tool itself, what the model is told about it, and its chains.
 pub(crate) struct ToolRuntime<T: Tool> {
     tool: T,
+    /// The name the model calls it by: `T::NAME` for a Rust tool, the server's (possibly
+    /// prefixed) name for a remote one.
+    name: &'static str,
     spec: ToolSpec,
     chains: ToolChains<T>,
 }
 
 impl<T: Tool> ToolRuntime<T> {
     pub(crate) fn new(tool: T, spec: ToolSpec, chains: ToolChains<T>) -> Self {
-        ToolRuntime { tool, spec, chains }
+        Self::named(T::NAME, tool, spec, chains)
+    }
+
+    /// A tool whose name is known only at run time (a remote tool).
+    pub(crate) fn named(
+        name: &'static str,
+        tool: T,
+        spec: ToolSpec,
+        chains: ToolChains<T>,
+    ) -> Self {
+        ToolRuntime {
+            tool,
+            name,
+            spec,
+            chains,
+        }
     }
 
     /// Guard the call (interceptors, then gates), run the tool unless denied or substituted, then
@@ -256,11 +274,11 @@ impl<T: Tool> ToolRuntime<T> {
                 };
             }
             Effect::Substitute(output) => {
-                setup.tool_ctx.started(T::NAME, &args_json);
+                setup.tool_ctx.started(self.name, &args_json);
                 (output, true, DecisionKind::Substitute)
             }
             effect @ (Effect::Proceed | Effect::ProceedWith) => {
-                setup.tool_ctx.started(T::NAME, &args_json);
+                setup.tool_ctx.started(self.name, &args_json);
                 let kind = if matches!(effect, Effect::Proceed) {
                     DecisionKind::Proceed
                 } else {
@@ -414,7 +432,7 @@ pub(crate) trait ErasedTool: Send + Sync {
 
 impl<T: Tool> ErasedTool for ToolRuntime<T> {
     fn name(&self) -> &'static str {
-        T::NAME
+        self.name
     }
 
     fn spec(&self) -> &ToolSpec {

@@ -1,0 +1,213 @@
+//! Tools of MCP servers, used by an agent through the same guarded pipeline as its Rust tools
+//! (cargo feature `mcp-client`, on by default).
+//!
+//! [`McpToolset`] connects to a server (a command spoken to over stdio), lists its tools, and
+//! [`AgentBuilder::toolset`](crate::AgentBuilder::toolset) registers them: every call of a remote
+//! tool passes the skill's allow-list, the budget, the dynamic interceptors and gates, then goes
+//! to the server, and its result passes the after-tool chain — exactly like a Rust tool's, on
+//! `run`, `session` and code skills. A remote `isError` result reaches the model as
+//! `ERROR: Tool '<name>' failed: <text>`; structured content is kept.
+
+mod remote;
+
+use std::process::Stdio;
+use std::sync::Arc;
+
+use rmcp::ServiceExt;
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::TokioChildProcess;
+use serde_json::Value;
+use tokio::io::AsyncBufReadExt;
+
+pub(crate) use remote::RemoteCall;
+
+/// Why connecting to an MCP server failed.
+#[derive(Debug, thiserror::Error)]
+#[error("MCP server `{server}`: {reason}")]
+pub struct McpClientError {
+    /// The command (or address) of the server.
+    pub server: String,
+    /// What went wrong.
+    pub reason: String,
+}
+
+/// The tools of one MCP server, ready to register on agents.
+///
+/// ```no_run
+/// use agents_kt::prelude::*;
+/// use agents_kt::McpToolset;
+/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// let files = McpToolset::stdio("npx")
+///     .args(["-y", "@modelcontextprotocol/server-filesystem", "/srv/notes"])
+///     .connect()
+///     .await?
+///     .only(["read_text_file", "list_directory"])
+///     .prefix("fs");
+/// let agent = Agent::<String, String>::builder("notes")
+///     .model(ScriptedModel::default())
+///     .toolset(files) // fs_read_text_file, fs_list_directory
+///     .on_before_tool_call(|name: &str, _args: &serde_json::Value| Decision::Proceed)
+///     .build()?;
+/// # let _ = agent; Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct McpToolset {
+    server: String,
+    service: Arc<RunningService<RoleClient, ()>>,
+    tools: Vec<RemoteTool>,
+    prefix: Option<String>,
+}
+
+impl std::fmt::Debug for McpToolset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpToolset")
+            .field("server", &self.server)
+            .field("tools", &self.names())
+            .finish()
+    }
+}
+
+/// A tool as the server listed it.
+#[derive(Debug, Clone)]
+pub(crate) struct RemoteTool {
+    pub remote_name: Arc<str>,
+    pub description: String,
+    pub input_schema: Value,
+}
+
+/// A server to start and speak to over its stdin and stdout, before it is connected.
+#[derive(Debug, Clone)]
+pub struct McpStdio {
+    command: String,
+    args: Vec<String>,
+    env: Vec<(String, String)>,
+}
+
+impl McpToolset {
+    /// A server started as `command`, spoken to over its stdin and stdout; its stderr goes to
+    /// `tracing` (target `agents_kt::mcp_server_stderr`).
+    pub fn stdio(command: impl Into<String>) -> McpStdio {
+        McpStdio {
+            command: command.into(),
+            args: Vec::new(),
+            env: Vec::new(),
+        }
+    }
+
+    /// Keep only the tools of these (server) names.
+    pub fn only<S: AsRef<str>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+        let keep: Vec<String> = names.into_iter().map(|n| n.as_ref().to_string()).collect();
+        self.tools
+            .retain(|tool| keep.iter().any(|name| **name == *tool.remote_name));
+        self
+    }
+
+    /// Leave out the tools of these (server) names.
+    pub fn except<S: AsRef<str>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+        let drop: Vec<String> = names.into_iter().map(|n| n.as_ref().to_string()).collect();
+        self.tools
+            .retain(|tool| !drop.iter().any(|name| **name == *tool.remote_name));
+        self
+    }
+
+    /// Register the tools as `<prefix>_<name>`, so two servers' tools cannot clash.
+    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = Some(prefix.into());
+        self
+    }
+
+    /// The names the tools are registered under (prefixed), in the server's order.
+    pub fn names(&self) -> Vec<String> {
+        self.tools.iter().map(|tool| self.name_of(tool)).collect()
+    }
+
+    fn name_of(&self, tool: &RemoteTool) -> String {
+        match &self.prefix {
+            Some(prefix) => format!("{prefix}_{}", tool.remote_name),
+            None => tool.remote_name.to_string(),
+        }
+    }
+
+    /// Each tool with its registered name and the call that runs it.
+    pub(crate) fn registrations(&self) -> Vec<(String, RemoteTool, RemoteCall)> {
+        self.tools
+            .iter()
+            .map(|tool| {
+                let call = RemoteCall {
+                    service: Arc::clone(&self.service),
+                    remote_name: Arc::clone(&tool.remote_name),
+                };
+                (self.name_of(tool), tool.clone(), call)
+            })
+            .collect()
+    }
+}
+
+impl McpStdio {
+    /// One more argument of the command.
+    pub fn arg(mut self, arg: impl Into<String>) -> Self {
+        self.args.push(arg.into());
+        self
+    }
+
+    /// More arguments of the command.
+    pub fn args<S: Into<String>>(mut self, args: impl IntoIterator<Item = S>) -> Self {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    /// An environment variable of the server's process.
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    /// Start the server, initialize the session, and list its tools (every page).
+    pub async fn connect(self) -> Result<McpToolset, McpClientError> {
+        let server = std::iter::once(self.command.as_str())
+            .chain(self.args.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let failed = |reason: String| McpClientError {
+            server: server.clone(),
+            reason,
+        };
+        let mut command = tokio::process::Command::new(&self.command);
+        command.args(&self.args).envs(self.env.iter().cloned());
+        let (transport, stderr) = TokioChildProcess::builder(command)
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|error| failed(format!("could not start it: {error}")))?;
+        if let Some(stderr) = stderr {
+            let name = self.command.clone();
+            tokio::spawn(async move {
+                let mut lines = tokio::io::BufReader::new(stderr).lines();
+                while let Ok(Some(line)) = lines.next_line().await {
+                    tracing::info!(target: "agents_kt::mcp_server_stderr", server = %name, "{line}");
+                }
+            });
+        }
+        let service = ()
+            .serve(transport)
+            .await
+            .map_err(|error| failed(format!("the MCP handshake failed: {error}")))?;
+        let listed = service
+            .list_all_tools()
+            .await
+            .map_err(|error| failed(format!("tools/list failed: {error}")))?;
+        let tools = listed
+            .into_iter()
+            .map(|tool| RemoteTool {
+                remote_name: Arc::from(tool.name.as_ref()),
+                description: tool.description.map(|d| d.to_string()).unwrap_or_default(),
+                input_schema: Value::Object((*tool.input_schema).clone()),
+            })
+            .collect();
+        Ok(McpToolset {
+            server,
+            service: Arc::new(service),
+            tools,
+            prefix: None,
+        })
+    }
+}

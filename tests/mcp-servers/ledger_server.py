@@ -1,0 +1,43 @@
+"""A FastMCP server (PyPI `mcp` 1.x) for the McpToolset tests: an account ledger whose tools
+record every call they receive, so a test can prove a denied call never reached the server.
+
+Usage: ledger_server.py CALLS_FILE   (each received tool call is appended as one JSON line)
+"""
+
+import json
+import sys
+
+from mcp.server.fastmcp import FastMCP
+
+calls_file = sys.argv[1]
+server = FastMCP("ledger")
+
+
+def record(tool, arguments):
+    with open(calls_file, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"tool": tool, "arguments": arguments}) + "\n")
+
+
+@server.tool()
+def balance(account: str) -> str:
+    """The balance of an account."""
+    record("balance", {"account": account})
+    return f"{account}: 100.00 USD"
+
+
+@server.tool()
+def transfer(source: str, target: str, cents: int) -> dict:
+    """Move money between accounts."""
+    record("transfer", {"source": source, "target": target, "cents": cents})
+    return {"moved": cents, "from": source, "to": target}
+
+
+@server.tool()
+def close_account(account: str) -> str:
+    """Close an account for good."""
+    record("close_account", {"account": account})
+    raise ValueError(f"account {account} has a pending transfer")
+
+
+if __name__ == "__main__":
+    server.run()

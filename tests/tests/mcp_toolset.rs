@@ -1,0 +1,217 @@
+//! Tools of a real MCP server (a FastMCP server from PyPI `mcp`, `tests/mcp-servers/
+//! ledger_server.py`, started over stdio) used by an agent: listed with the server's
+//! descriptions and schemas, filtered and prefixed, and every call through the agent's own
+//! pipeline — a denial never reaches the server (its call log proves it), a rewrite is what the
+//! server receives, an `isError` result is the model's `ERROR: Tool '<name>' failed: …`, and an
+//! after-tool interceptor sees the result before the model — on `run` and `session`.
+//!
+//! Needs `MCP_PYTHONPATH` (`eval "$(scripts/mcp-clients.sh)"`, which `scripts/test.sh` runs);
+//! `AGENTS_KT_REQUIRE_MCP_CLIENTS=1` makes its absence a failure.
+
+use agents_kt::prelude::*;
+use agents_kt::{BuildError, McpToolset};
+use agents_kt_tests::{PATHS, drive};
+use serde_json::{Value, json};
+
+/// The PyPI `mcp` install, or `None` (after saying why) when it is not there.
+fn python_path() -> Option<String> {
+    match std::env::var("MCP_PYTHONPATH") {
+        Ok(dir) => Some(dir),
+        Err(_) => {
+            let required = std::env::var("AGENTS_KT_REQUIRE_MCP_CLIENTS").is_ok_and(|v| v == "1");
+            assert!(
+                !required,
+                "AGENTS_KT_REQUIRE_MCP_CLIENTS=1 but MCP_PYTHONPATH is not set"
+            );
+            eprintln!("skipping: run `eval \"$(scripts/mcp-clients.sh)\"` for the FastMCP server");
+            None
+        }
+    }
+}
+
+/// The ledger server, connected; and the file where it logs every call it receives.
+async fn ledger(python_path: &str) -> (McpToolset, std::path::PathBuf) {
+    let calls = std::env::temp_dir().join(format!(
+        "agents-kt-ledger-{}-{}.jsonl",
+        std::process::id(),
+        rand_suffix()
+    ));
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/mcp-servers/ledger_server.py");
+    let set = McpToolset::stdio("python3")
+        .arg(script)
+        .arg(calls.display().to_string())
+        .env("PYTHONPATH", python_path)
+        .connect()
+        .await
+        .expect("the ledger server starts and lists its tools");
+    (set, calls)
+}
+
+fn rand_suffix() -> u64 {
+    use std::hash::{BuildHasher, RandomState};
+    RandomState::new().hash_one(std::time::SystemTime::now())
+}
+
+/// What the server received, in order.
+fn received(calls: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(calls)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_servers_tools_are_listed_filtered_prefixed_and_clash_with_rust_tools_by_name() {
+    let Some(python_path) = python_path() else {
+        return;
+    };
+    let (set, _) = ledger(&python_path).await;
+    assert_eq!(set.names(), ["balance", "transfer", "close_account"]);
+    let picked = set.clone().except(["close_account"]).prefix("bank");
+    assert_eq!(picked.names(), ["bank_balance", "bank_transfer"]);
+    assert_eq!(set.clone().only(["balance"]).names(), ["balance"]);
+
+    // The model is offered the server's description and input schema.
+    let model = ScriptedModel::new([Reply::text("ok")]);
+    let agent = Agent::<String, String>::builder("bank")
+        .model(model.clone())
+        .toolset(picked)
+        .build()
+        .unwrap();
+    agent.run("hi".into()).await.unwrap();
+    let offered = &model.requests()[0].tools;
+    let transfer = offered
+        .iter()
+        .find(|t| t.name == "bank_transfer")
+        .expect("offered");
+    assert_eq!(transfer.description, "Move money between accounts.");
+    assert_eq!(
+        transfer.parameters["required"],
+        json!(["source", "target", "cents"])
+    );
+    assert_eq!(
+        transfer.parameters["properties"]["cents"]["type"],
+        "integer"
+    );
+
+    // A remote tool named like a Rust tool is a build error.
+    let clash = Agent::<String, String>::builder("bank")
+        .model(ScriptedModel::default())
+        .tool(agents_kt_tests::GetWeather::default())
+        .toolset(set.only(["balance"]).prefix("get"))
+        .build();
+    assert!(clash.is_ok(), "no clash: get_balance");
+    let (set, _) = ledger(&python_path).await;
+    let renamed = Agent::<String, String>::builder("bank")
+        .model(ScriptedModel::default())
+        .toolset(set.clone().only(["balance"]))
+        .toolset(set.only(["balance"]))
+        .build()
+        .err();
+    assert_eq!(
+        renamed,
+        Some(BuildError::DuplicateTool {
+            name: "balance".into()
+        })
+    );
+}
+
+#[tokio::test]
+async fn remote_calls_pass_the_agents_chain_and_gates_on_both_paths() {
+    let Some(python_path) = python_path() else {
+        return;
+    };
+    for path in PATHS {
+        let (set, calls) = ledger(&python_path).await;
+        let model = ScriptedModel::new([
+            Reply::tool_calls([
+                ("balance", json!({"account": "acc-1"})),
+                (
+                    "transfer",
+                    json!({"source": "acc-1", "target": "acc-9", "cents": 500}),
+                ),
+                (
+                    "transfer",
+                    json!({"source": "acc-1", "target": "acc-2", "cents": 900_000}),
+                ),
+                ("close_account", json!({"account": "acc-1"})),
+            ]),
+            Reply::text("done"),
+        ]);
+        let seen_results = agents_kt_tests::Log::<String>::new();
+        let log = seen_results.clone();
+        let agent = Agent::<String, String>::builder("bank")
+            .model(model.clone())
+            .toolset(set)
+            // A rewrite: transfers out of acc-9 go to the audit account instead.
+            .on_before_tool_call(|name: &str, args: &Value| {
+                if name == "transfer" && args["target"] == "acc-9" {
+                    let mut args = args.clone();
+                    args["target"] = json!("acc-audit");
+                    Decision::ProceedWith(args)
+                } else {
+                    Decision::Proceed
+                }
+            })
+            // A gate on the final arguments: large transfers never reach the server.
+            .on_gate_tool_call(|name: &str, args: &Value| {
+                if name == "transfer" && args["cents"].as_i64().unwrap_or(0) > 100_000 {
+                    Verdict::deny("transfers over 1000.00 need a human")
+                } else {
+                    Verdict::Allow
+                }
+            })
+            // The after-tool chain sees the server's result before the model.
+            .on_after_tool_call(move |name: &str, _args: &Value, result: &Value| {
+                log.push(format!("{name}: {result}"));
+                Decision::Proceed
+            })
+            .build()
+            .unwrap();
+        let (output, _) = drive(&agent, "pay", path).await;
+        assert_eq!(output.unwrap(), "done", "{path:?}");
+
+        let received = received(&calls);
+        let tools: Vec<&str> = received
+            .iter()
+            .map(|call| call["tool"].as_str().unwrap_or_default())
+            .collect();
+        assert_eq!(
+            tools,
+            ["balance", "transfer", "close_account"],
+            "{path:?}: the denied transfer never reached the server"
+        );
+        assert_eq!(
+            received[1]["arguments"]["target"], "acc-audit",
+            "{path:?}: the server received the rewrite"
+        );
+
+        let history = &model.requests()[1].messages;
+        let told: Vec<&str> = history
+            .iter()
+            .filter(|m| m.role == agents_kt::Role::Tool)
+            .map(|m| m.content.as_str())
+            .collect();
+        // FastMCP sends a text result as structured content `{"result": …}`: kept as it is.
+        let balance: Value = serde_json::from_str(told[0]).expect("structured content");
+        assert_eq!(balance["result"], "acc-1: 100.00 USD", "{path:?}");
+        let moved: Value = serde_json::from_str(told[1]).expect("the server's JSON");
+        assert_eq!(moved["to"], "acc-audit");
+        assert_eq!(
+            told[2],
+            "ERROR: Tool 'transfer' denied by policy: transfers over 1000.00 need a human"
+        );
+        assert!(
+            told[3].starts_with("ERROR: Tool 'close_account' failed: ")
+                && told[3].contains("pending transfer"),
+            "{path:?}: {}",
+            told[3]
+        );
+        let results = seen_results.entries();
+        assert!(
+            results.iter().any(|r| r.starts_with("transfer: ")),
+            "{results:?}"
+        );
+    }
+}
