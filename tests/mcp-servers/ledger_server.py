@@ -4,6 +4,7 @@ record every call they receive, so a test can prove a denied call never reached 
 Usage: ledger_server.py CALLS_FILE   (each received tool call is appended as one JSON line)
 """
 
+import asyncio
 import json
 import sys
 
@@ -37,6 +38,18 @@ def close_account(account: str) -> str:
     """Close an account for good."""
     record("close_account", {"account": account})
     raise ValueError(f"account {account} has a pending transfer")
+
+
+@server.tool()
+async def audit(account: str) -> str:
+    """A slow audit of an account (it takes a minute)."""
+    record("audit", {"account": account})
+    try:
+        await asyncio.sleep(60)
+    except asyncio.CancelledError:
+        record("audit cancelled", {"account": account})
+        raise
+    return "clean"
 
 
 if __name__ == "__main__":

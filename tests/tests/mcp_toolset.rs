@@ -67,8 +67,14 @@ async fn a_servers_tools_are_listed_filtered_prefixed_and_clash_with_rust_tools_
         return;
     };
     let (set, _) = ledger(&python_path).await;
-    assert_eq!(set.names(), ["balance", "transfer", "close_account"]);
-    let picked = set.clone().except(["close_account"]).prefix("bank");
+    assert_eq!(
+        set.names(),
+        ["balance", "transfer", "close_account", "audit"]
+    );
+    let picked = set
+        .clone()
+        .except(["close_account", "audit"])
+        .prefix("bank");
     assert_eq!(picked.names(), ["bank_balance", "bank_transfer"]);
     assert_eq!(set.clone().only(["balance"]).names(), ["balance"]);
 
@@ -213,5 +219,42 @@ async fn remote_calls_pass_the_agents_chain_and_gates_on_both_paths() {
             results.iter().any(|r| r.starts_with("transfer: ")),
             "{results:?}"
         );
+    }
+}
+
+#[tokio::test]
+async fn a_remote_call_past_the_per_tool_timeout_is_cancelled_on_the_server() {
+    let Some(python_path) = python_path() else {
+        return;
+    };
+    let (set, calls) = ledger(&python_path).await;
+    let model = ScriptedModel::new([
+        Reply::tool_call("audit", json!({"account": "acc-1"})),
+        Reply::text("gave up"),
+    ]);
+    let agent = Agent::<String, String>::builder("bank")
+        .model(model)
+        .toolset(set)
+        .budget(
+            agents_kt::Budget::default().per_tool_timeout(std::time::Duration::from_millis(500)),
+        )
+        .build()
+        .unwrap();
+    let _ = agent.run("audit".into()).await;
+    // The server hears the cancellation (a generous bound, not a measurement).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    loop {
+        let seen: Vec<String> = received(&calls)
+            .iter()
+            .map(|call| call["tool"].as_str().unwrap_or_default().to_string())
+            .collect();
+        if seen.contains(&"audit cancelled".to_string()) {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server never heard of the cancellation: {seen:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
 }

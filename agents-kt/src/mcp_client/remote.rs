@@ -5,8 +5,11 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use rmcp::model::CallToolRequestParams;
-use rmcp::service::{RoleClient, RunningService};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam,
+    ClientRequest, RequestId, ServerResult,
+};
+use rmcp::service::{Peer, PeerRequestOptions, RoleClient, RunningService};
 use serde_json::Value;
 
 use crate::{Tool, ToolContext, ToolError};
@@ -41,14 +44,33 @@ impl Tool for RemoteCall {
                 )));
             }
         }
-        let result = self
+        let unanswered = |error: rmcp::ServiceError| {
+            ToolError::new(format!("the MCP server did not answer the call: {error}"))
+        };
+        let handle = self
             .service
             .peer()
-            .call_tool(params)
+            .send_cancellable_request(
+                ClientRequest::CallToolRequest(CallToolRequest::new(params)),
+                PeerRequestOptions::no_options(),
+            )
             .await
-            .map_err(|error| {
-                ToolError::new(format!("the MCP server did not answer the call: {error}"))
-            })?;
+            .map_err(unanswered)?;
+        // Dropped before the answer (the per-tool timeout, a cancelled run): tell the server.
+        let mut pending = CancelOnDrop {
+            peer: handle.peer.clone(),
+            id: Some(handle.id.clone()),
+        };
+        let answer = handle.await_response().await;
+        pending.id = None;
+        let result = match answer.map_err(unanswered)? {
+            ServerResult::CallToolResult(result) => result,
+            other => {
+                return Err(ToolError::new(format!(
+                    "the MCP server answered tools/call with something else: {other:?}"
+                )));
+            }
+        };
         let text: String = result
             .content
             .iter()
@@ -60,5 +82,31 @@ impl Tool for RemoteCall {
         }
         // Structured content is kept as it is; otherwise the text is the result.
         Ok(result.structured_content.unwrap_or(Value::String(text)))
+    }
+}
+
+/// Sends `notifications/cancelled` for a request still in flight when it is dropped.
+struct CancelOnDrop {
+    peer: Peer<RoleClient>,
+    /// `None` once answered.
+    id: Option<RequestId>,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let (Some(id), Ok(runtime)) = (self.id.take(), tokio::runtime::Handle::try_current())
+        else {
+            return;
+        };
+        let peer = self.peer.clone();
+        runtime.spawn(async move {
+            let notice = CancelledNotification::new(CancelledNotificationParam::new(
+                Some(id),
+                Some("the caller stopped waiting (timeout or cancelled run)".into()),
+            ));
+            if let Err(error) = peer.send_notification(notice.into()).await {
+                tracing::debug!(%error, "could not tell the MCP server a call was cancelled");
+            }
+        });
     }
 }
