@@ -258,3 +258,79 @@ async fn a_remote_call_past_the_per_tool_timeout_is_cancelled_on_the_server() {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
 }
+
+#[tokio::test]
+async fn an_agent_serving_a_toolset_is_a_policy_gateway_in_front_of_the_server() {
+    use rmcp::ServiceExt;
+    use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
+    let Some(python_path) = python_path() else {
+        return;
+    };
+    let (set, calls) = ledger(&python_path).await;
+    let set = set.only(["balance", "transfer"]);
+    let agent = Agent::<String, String>::builder("gateway")
+        .model(ScriptedModel::default())
+        .toolset(set.clone())
+        .on_gate_tool_call(|name: &str, args: &Value, ctx: &InterceptContext| {
+            // Per-client policy on the final arguments: interns may not move money.
+            if name == "transfer" && ctx.client() == Some("intern") {
+                Verdict::deny("interns may not move money")
+            } else if args["cents"].as_i64().unwrap_or(0) > 100_000 {
+                Verdict::deny("transfers over 1000.00 need a human")
+            } else {
+                Verdict::Allow
+            }
+        })
+        .build()
+        .unwrap();
+    let gateway = agents_kt::McpServer::builder(agent)
+        .expose_toolset(&set)
+        .build()
+        .unwrap();
+    let (server_side, client_side) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(gateway.serve(tokio::io::split(server_side)));
+    let client = ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("intern", "1.0"),
+    )
+    .serve(tokio::io::split(client_side))
+    .await
+    .unwrap();
+    let listed: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|tool| tool.name.to_string())
+        .collect();
+    assert_eq!(listed, ["balance", "transfer"]);
+    let call = |name: &str, arguments: Value| {
+        let Value::Object(arguments) = arguments else {
+            unreachable!("an object")
+        };
+        client.call_tool(CallToolRequestParams::new(name.to_string()).with_arguments(arguments))
+    };
+    let denied = call(
+        "transfer",
+        json!({"source": "acc-1", "target": "acc-2", "cents": 5}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(denied.is_error, Some(true));
+    let text = denied.content[0].as_text().unwrap().text.clone();
+    assert_eq!(
+        text,
+        "ERROR: Tool 'transfer' denied by policy: interns may not move money"
+    );
+    let allowed = call("balance", json!({"account": "acc-1"})).await.unwrap();
+    assert_ne!(allowed.is_error, Some(true), "{allowed:?}");
+    let tools: Vec<String> = received(&calls)
+        .iter()
+        .map(|c| c["tool"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(
+        tools,
+        ["balance"],
+        "the denied transfer never reached the server"
+    );
+}

@@ -371,6 +371,12 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         self.inner.core.tool(name).map(|tool| tool.spec().clone())
     }
 
+    /// The name a registered tool is held under, for as long as the agent lives.
+    #[cfg(all(feature = "mcp", feature = "mcp-client"))]
+    pub(crate) fn registered_tool_name(&self, name: &str) -> Option<&'static str> {
+        self.inner.core.tool(name).map(|tool| tool.name())
+    }
+
     /// Record that `client`'s call of `tool` was refused by the MCP client policy.
     #[cfg(feature = "mcp")]
     pub(crate) fn audit_refusal(&self, client: &str, tool: &str, reason: &str) {

@@ -127,6 +127,25 @@ impl<IN: AgentInput, OUT: AgentOutput> McpServerBuilder<IN, OUT> {
         self
     }
 
+    /// Expose the tools of an MCP server that the agent registered with
+    /// [`AgentBuilder::toolset`](crate::AgentBuilder::toolset): the agent becomes a policy
+    /// gateway in front of that server — every `tools/call` passes the agent's interceptors,
+    /// gates and after-tool chain (with the caller as `InterceptContext::client`) before and
+    /// after it is forwarded. A tool of the set the agent did not register is a build error.
+    #[cfg(feature = "mcp-client")]
+    pub fn expose_toolset(mut self, set: &crate::McpToolset) -> Self {
+        for name in set.names() {
+            match self.exposed.agent.registered_tool_name(&name) {
+                Some(registered) => self.exposed.tools.push(registered),
+                None => self.errors.push(BuildError::UnknownAllowedTool {
+                    skill: "(MCP server)".into(),
+                    tool: name,
+                }),
+            }
+        }
+        self
+    }
+
     /// Expose the agent's skill `name` as an MCP tool of that name, taking the agent's input.
     pub fn expose_skill(mut self, name: impl Into<String>) -> Self {
         let name = name.into();
