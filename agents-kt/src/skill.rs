@@ -191,6 +191,19 @@ impl<OUT: Clone + Send + 'static> SkillContext<OUT> {
         self.run.call_typed_tool::<A::Tool>(args).await
     }
 
+    /// Call the tool `name` with JSON arguments, through its interceptor chain and gates — for
+    /// tools known only at run time, such as those of an MCP server
+    /// ([`McpToolset`](crate::McpToolset)). The output comes back as JSON; a denial is
+    /// [`AgentError::ToolDenied`], a failure [`AgentError::ToolFailed`], a name the agent does
+    /// not have [`AgentError::UnknownTool`].
+    pub async fn call_tool_named(
+        &self,
+        name: &str,
+        arguments: serde_json::Value,
+    ) -> Result<serde_json::Value, AgentError> {
+        self.run.call_named_tool(name, arguments).await
+    }
+
     /// Call tool `T`, named explicitly: for a hand-written tool whose argument type is not its
     /// own (a `String`, say, shared by several tools). Otherwise as [`SkillContext::call_tool`].
     pub async fn call_tool_as<T: Tool>(&self, args: T::Args) -> Result<T::Output, AgentError> {

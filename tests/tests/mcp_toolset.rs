@@ -334,3 +334,53 @@ async fn an_agent_serving_a_toolset_is_a_policy_gateway_in_front_of_the_server()
         "the denied transfer never reached the server"
     );
 }
+
+#[tokio::test]
+async fn a_code_skill_calls_remote_tools_by_name_through_the_same_gates() {
+    let Some(python_path) = python_path() else {
+        return;
+    };
+    let (set, calls) = ledger(&python_path).await;
+    let agent = Agent::<String, String>::builder("bank")
+        .toolset(set)
+        .on_gate_tool_call(|name: &str, args: &Value| {
+            if name == "transfer" && args["cents"].as_i64().unwrap_or(0) > 100_000 {
+                Verdict::deny("transfers over 1000.00 need a human")
+            } else {
+                Verdict::Allow
+            }
+        })
+        .skill(Skill::code(
+            "pay",
+            |_: String, ctx: SkillContext<String>| async move {
+                let small = ctx
+                    .call_tool_named(
+                        "transfer",
+                        json!({"source": "a", "target": "b", "cents": 300}),
+                    )
+                    .await?;
+                let large = ctx
+                    .call_tool_named(
+                        "transfer",
+                        json!({"source": "a", "target": "b", "cents": 900_000}),
+                    )
+                    .await;
+                let missing = ctx.call_tool_named("launch", json!({})).await;
+                Ok::<_, SkillError>(format!("{} | {:?} | {:?}", small["moved"], large, missing))
+            },
+        ))
+        .build()
+        .unwrap();
+    let report = agent.run("pay".into()).await.unwrap();
+    assert!(report.starts_with("300 | "), "{report}");
+    assert!(
+        report.contains("ToolDenied") && report.contains("need a human"),
+        "{report}"
+    );
+    assert!(report.contains("UnknownTool"), "{report}");
+    assert_eq!(
+        received(&calls).len(),
+        1,
+        "only the small transfer reached the server"
+    );
+}

@@ -152,22 +152,54 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             };
             let args = record.args.clone();
             self.finish_call(&call_id, T::NAME, record, || args, false)?;
-            match (output, refusal, failure) {
-                (Some(output), None, _) => Ok(output),
-                (_, Some((true, reason)), _) => Err(AgentError::ToolDenied {
-                    tool: T::NAME.to_string(),
-                    reason,
-                }),
-                (_, Some((false, reason)), _) => Err(AgentError::InterceptorDenied {
-                    point: InterceptionPoint::AfterToolCall,
-                    target: T::NAME.to_string(),
-                    reason,
-                }),
-                (_, None, error) => Err(AgentError::ToolFailed {
-                    tool: T::NAME.to_string(),
-                    error: error.unwrap_or_else(|| "the tool produced no output".to_string()),
-                }),
-            }
+            code_skill_result(T::NAME, output, refusal, failure)
+        }
+        .instrument(span)
+        .await
+    }
+
+    /// A code skill's call of the tool `name` with JSON arguments — for tools known only at run
+    /// time, such as an MCP server's — through the same guard as the model's calls.
+    pub(crate) async fn call_named_tool(
+        self: &Arc<Self>,
+        name: &str,
+        arguments: serde_json::Value,
+    ) -> Result<serde_json::Value, AgentError> {
+        let tool = self
+            .core
+            .tool(name)
+            .ok_or_else(|| AgentError::UnknownTool {
+                tool: name.to_string(),
+            })?;
+        let call_id = self.core.next_call_id();
+        let span = tracing::info_span!(
+            "tool_call",
+            tool = name, call_id = %call_id, decision = tracing::field::Empty
+        );
+        async {
+            self.spend(BudgetTracker::begin_tool_call)?;
+            let tool_ctx = self.tool_context(&call_id);
+            let setup = self.call_setup(
+                &tool_ctx,
+                tool.name(),
+                &call_id,
+                Report {
+                    args: self.reports_tool_calls(),
+                    output: true,
+                },
+            );
+            let record = tool.call_json(&arguments.to_string(), &setup).await;
+            let (output, refusal, failure) = match &record.result {
+                CallResult::Completed { output, .. } => {
+                    (Some(output.value().into_owned()), None, None)
+                }
+                CallResult::Denied { reason } => (None, Some((true, reason.clone())), None),
+                CallResult::Withheld { reason } => (None, Some((false, reason.clone())), None),
+                CallResult::Failed { failure } => (None, None, Some(failure.to_string())),
+                CallResult::Invalid { reason } => (None, None, Some(reason.clone())),
+            };
+            self.finish_call(&call_id, tool.name(), record, || arguments.clone(), false)?;
+            code_skill_result(tool.name(), output, refusal, failure)
         }
         .instrument(span)
         .await
@@ -300,5 +332,31 @@ impl<OUT: Clone + Send + 'static> ToolEvents for Run<OUT> {
 
     fn progress(&self, call_id: &str, progress: Value) {
         self.report(super::report::Step::ToolProgress { call_id, progress });
+    }
+}
+
+/// What a code skill's tool call returns: the output, or the denial (`true`: before the tool,
+/// `false`: its result withheld) or failure as an error.
+fn code_skill_result<O>(
+    tool: &str,
+    output: Option<O>,
+    refusal: Option<(bool, String)>,
+    failure: Option<String>,
+) -> Result<O, AgentError> {
+    match (output, refusal, failure) {
+        (Some(output), None, _) => Ok(output),
+        (_, Some((true, reason)), _) => Err(AgentError::ToolDenied {
+            tool: tool.to_string(),
+            reason,
+        }),
+        (_, Some((false, reason)), _) => Err(AgentError::InterceptorDenied {
+            point: InterceptionPoint::AfterToolCall,
+            target: tool.to_string(),
+            reason,
+        }),
+        (_, None, error) => Err(AgentError::ToolFailed {
+            tool: tool.to_string(),
+            error: error.unwrap_or_else(|| "the tool produced no output".to_string()),
+        }),
     }
 }

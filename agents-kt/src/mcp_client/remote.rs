@@ -80,8 +80,19 @@ impl Tool for RemoteCall {
         if result.is_error == Some(true) {
             return Err(ToolError::new(text));
         }
-        // Structured content is kept as it is; otherwise the text is the result.
-        Ok(result.structured_content.unwrap_or(Value::String(text)))
+        // Structured content is kept as it is; otherwise the text is the result — as JSON when
+        // it is a JSON object or array (servers often send their JSON as text), so observers and
+        // code skills can read its fields.
+        if let Some(structured) = result.structured_content {
+            return Ok(structured);
+        }
+        let trimmed = text.trim_start();
+        if trimmed.starts_with('{') || trimmed.starts_with('[') {
+            if let Ok(value) = serde_json::from_str::<Value>(&text) {
+                return Ok(value);
+            }
+        }
+        Ok(Value::String(text))
     }
 }
 
