@@ -87,10 +87,10 @@ impl Tool for RemoteCall {
             return Ok(structured);
         }
         let trimmed = text.trim_start();
-        if trimmed.starts_with('{') || trimmed.starts_with('[') {
-            if let Ok(value) = serde_json::from_str::<Value>(&text) {
-                return Ok(value);
-            }
+        if (trimmed.starts_with('{') || trimmed.starts_with('['))
+            && let Ok(value) = serde_json::from_str::<Value>(&text)
+        {
+            return Ok(value);
         }
         Ok(Value::String(text))
     }
