@@ -120,17 +120,27 @@ fn denial_text(point: InterceptionPoint, target: &str, reason: &str) -> String {
 /// Why [`crate::AgentBuilder::build`] refused a configuration.
 ///
 /// ```
-/// let e = agents_kt::BuildError::DuplicateTool { name: "add".into() };
+/// let e = agents_kt::BuildError::DuplicateTool {
+///     name: "add".into(),
+///     first: "the Rust tool `Add`".into(),
+///     second: "the Rust tool `Sum`".into(),
+/// };
 /// assert!(e.to_string().contains("'add'"));
 /// ```
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum BuildError {
     /// Two tools share a name.
-    #[error("two tools are named '{name}': tool names must be unique within an agent")]
+    #[error(
+        "two tools are named '{name}': {first} and {second}; tool names must be unique within an agent (give an MCP toolset a `.prefix(..)`)"
+    )]
     DuplicateTool {
         /// The name.
         name: String,
+        /// Where the first tool of that name came from.
+        first: String,
+        /// Where the second came from.
+        second: String,
     },
     /// Two skills share a name.
     #[error("two skills are named '{name}': skill names must be unique within an agent")]

@@ -52,6 +52,25 @@ fn rand_suffix() -> u64 {
     RandomState::new().hash_one(std::time::SystemTime::now())
 }
 
+/// A Rust tool named like one of the ledger's.
+struct Balance;
+
+impl agents_kt::Tool for Balance {
+    const NAME: &'static str = "balance";
+    type Args = agents_kt_tests::GetWeatherArgs;
+    type Output = String;
+    fn description(&self) -> std::borrow::Cow<'static, str> {
+        "A local balance.".into()
+    }
+    async fn call(
+        &self,
+        _: agents_kt_tests::GetWeatherArgs,
+        _: &ToolContext,
+    ) -> Result<String, ToolError> {
+        Ok("local".into())
+    }
+}
+
 /// What the server received, in order.
 fn received(calls: &std::path::Path) -> Vec<Value> {
     std::fs::read_to_string(calls)
@@ -111,15 +130,23 @@ async fn a_servers_tools_are_listed_filtered_prefixed_and_clash_with_rust_tools_
     let (set, _) = ledger(&python_path).await;
     let renamed = Agent::<String, String>::builder("bank")
         .model(ScriptedModel::default())
-        .toolset(set.clone().only(["balance"]))
+        .tool(Balance)
         .toolset(set.only(["balance"]))
         .build()
         .err();
-    assert_eq!(
-        renamed,
-        Some(BuildError::DuplicateTool {
-            name: "balance".into()
-        })
+    let Some(BuildError::DuplicateTool {
+        name,
+        first,
+        second,
+    }) = renamed
+    else {
+        panic!("a clash: {renamed:?}")
+    };
+    assert_eq!(name, "balance");
+    assert_eq!(first, "the Rust tool `mcp_toolset::Balance`");
+    assert!(
+        second.starts_with("the MCP server `python3 ") && second.ends_with("(its tool `balance`)"),
+        "{second}"
     );
 }
 

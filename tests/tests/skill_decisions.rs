@@ -186,7 +186,9 @@ fn invalid_configurations_are_refused_at_build() {
     assert_eq!(
         duplicate,
         Some(BuildError::DuplicateTool {
-            name: "writeFile".into()
+            name: "writeFile".into(),
+            first: "the Rust tool `agents_kt_tests::WriteFile`".into(),
+            second: "the Rust tool `agents_kt_tests::WriteFile`".into(),
         })
     );
 

@@ -90,7 +90,8 @@ pub struct AgentBuilder<IN, OUT> {
     model: Option<Arc<dyn ModelClient>>,
     system_prompt: Option<String>,
     budget: Budget,
-    tools: Vec<(&'static str, PendingTool)>,
+    /// Each tool's name, where it came from (for a clash), and how to build it.
+    tools: Vec<(&'static str, String, PendingTool)>,
     tool_links: Vec<ToolEntry>,
     skills: Vec<Skill<IN, OUT>>,
     selector: Option<Selector<IN>>,
@@ -110,7 +111,7 @@ impl<IN, OUT> fmt::Debug for AgentBuilder<IN, OUT> {
             .field("name", &self.name)
             .field(
                 "tools",
-                &self.tools.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+                &self.tools.iter().map(|(n, _, _)| n).collect::<Vec<_>>(),
             )
             .field("skills", &self.skills)
             .field("budget", &self.budget)
@@ -190,7 +191,8 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             let chains = chains_for::<T>(entries, T::NAME)?;
             Ok(Arc::new(ToolRuntime::new(tool, spec, chains)) as Arc<dyn ErasedTool>)
         });
-        self.tools.push((T::NAME, pending));
+        let source = format!("the Rust tool `{}`", std::any::type_name::<T>());
+        self.tools.push((T::NAME, source, pending));
         self
     }
 
@@ -205,12 +207,17 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
         for (name, listed, call) in set.registrations() {
             // Registered once per agent build; the name lives as long as the tool may be called.
             let name: &'static str = Box::leak(name.into_boxed_str());
+            let source = format!(
+                "the MCP server `{}` (its tool `{}`)",
+                set.server(),
+                listed.remote_name
+            );
             let pending: PendingTool = Box::new(move |entries: &[ToolEntry]| {
                 let spec = spec(name, listed.description, listed.input_schema, None)?;
                 let chains = chains_for::<crate::mcp_client::RemoteCall>(entries, name)?;
                 Ok(Arc::new(ToolRuntime::named(name, call, spec, chains)) as Arc<dyn ErasedTool>)
             });
-            self.tools.push((name, pending));
+            self.tools.push((name, source, pending));
         }
         self
     }
@@ -484,13 +491,17 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
         let mut errors = self.errors;
         let mut tools = Vec::with_capacity(self.tools.len());
         let mut tools_by_name = HashMap::new();
-        for (name, pending) in self.tools {
-            if tools_by_name.contains_key(name) {
+        let mut sources: HashMap<&'static str, String> = HashMap::new();
+        for (name, source, pending) in self.tools {
+            if let Some(first) = sources.get(name) {
                 errors.push(BuildError::DuplicateTool {
                     name: name.to_string(),
+                    first: first.clone(),
+                    second: source,
                 });
                 continue;
             }
+            sources.insert(name, source);
             match pending(&self.tool_links) {
                 Ok(tool) => {
                     tools_by_name.insert(name, tools.len());

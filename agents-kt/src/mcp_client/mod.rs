@@ -116,6 +116,11 @@ impl McpToolset {
         self
     }
 
+    /// The server: its command line.
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+
     /// The names the tools are registered under (prefixed), in the server's order.
     pub fn names(&self) -> Vec<String> {
         self.tools.iter().map(|tool| self.name_of(tool)).collect()
