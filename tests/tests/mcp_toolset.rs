@@ -411,3 +411,49 @@ async fn a_code_skill_calls_remote_tools_by_name_through_the_same_gates() {
         "only the small transfer reached the server"
     );
 }
+
+#[tokio::test]
+async fn a_toolset_over_streamable_http_with_a_bearer_token() {
+    use std::net::SocketAddr;
+    // The far side: an agents-kt server over HTTP that wants a bearer token.
+    let remote_agent = Agent::<String, String>::builder("weather-service")
+        .model(ScriptedModel::default())
+        .tool(agents_kt_tests::GetWeather::default())
+        .build()
+        .unwrap();
+    let remote = agents_kt::McpServer::builder(remote_agent)
+        .expose_tool::<agents_kt_tests::GetWeather>()
+        .authenticator(|authorization| (authorization == "Bearer s3cret").then(|| "agent".into()))
+        .build()
+        .unwrap()
+        .bind_http(SocketAddr::from(([127, 0, 0, 1], 0)))
+        .await
+        .unwrap();
+    let url = format!("http://{}/mcp", remote.local_addr());
+
+    let refused = McpToolset::http(&url).bearer("wrong").connect().await;
+    let error = refused.expect_err("a rejected token is an error");
+    assert!(error.to_string().contains(&url), "{error}");
+
+    let set = McpToolset::http(&url)
+        .bearer("s3cret")
+        .header("x-trace", "t-1")
+        .connect()
+        .await
+        .expect("connects with the token");
+    assert_eq!(set.names(), ["get_weather"]);
+    let model = ScriptedModel::new([
+        Reply::tool_call("weather_get_weather", json!({"city": "Oslo"})),
+        Reply::text("done"),
+    ]);
+    let agent = Agent::<String, String>::builder("local")
+        .model(model.clone())
+        .toolset(set.prefix("weather"))
+        .build()
+        .unwrap();
+    assert_eq!(agent.run("weather?".into()).await.unwrap(), "done");
+    let told = &model.requests()[1].messages;
+    let answer = &told.last().unwrap().content;
+    assert!(answer.contains("Oslo"), "{answer}");
+    remote.shutdown().await.unwrap();
+}

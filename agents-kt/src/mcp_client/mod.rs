@@ -83,7 +83,39 @@ pub struct McpStdio {
     env: Vec<(String, String)>,
 }
 
+/// A server reached over streamable HTTP, before it is connected.
+#[derive(Clone)]
+pub struct McpHttp {
+    url: String,
+    bearer: Option<String>,
+    headers: Vec<(String, String)>,
+}
+
+impl std::fmt::Debug for McpHttp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The token is a secret: never printed.
+        f.debug_struct("McpHttp")
+            .field("url", &self.url)
+            .field("bearer", &self.bearer.as_ref().map(|_| "…"))
+            .field(
+                "headers",
+                &self.headers.iter().map(|(k, _)| k).collect::<Vec<_>>(),
+            )
+            .finish()
+    }
+}
+
 impl McpToolset {
+    /// A server at `url` (its MCP endpoint, e.g. `http://127.0.0.1:8808/mcp`), spoken to over
+    /// streamable HTTP.
+    pub fn http(url: impl Into<String>) -> McpHttp {
+        McpHttp {
+            url: url.into(),
+            bearer: None,
+            headers: Vec::new(),
+        }
+    }
+
     /// A server started as `command`, spoken to over its stdin and stdout; its stderr goes to
     /// `tracing` (target `agents_kt::mcp_server_stderr`).
     pub fn stdio(command: impl Into<String>) -> McpStdio {
@@ -192,27 +224,79 @@ impl McpStdio {
                 }
             });
         }
-        let service = ()
-            .serve(transport)
-            .await
-            .map_err(|error| failed(format!("the MCP handshake failed: {error}")))?;
-        let listed = service
-            .list_all_tools()
-            .await
-            .map_err(|error| failed(format!("tools/list failed: {error}")))?;
-        let tools = listed
-            .into_iter()
-            .map(|tool| RemoteTool {
-                remote_name: Arc::from(tool.name.as_ref()),
-                description: tool.description.map(|d| d.to_string()).unwrap_or_default(),
-                input_schema: Value::Object((*tool.input_schema).clone()),
-            })
-            .collect();
-        Ok(McpToolset {
-            server,
-            service: Arc::new(service),
-            tools,
-            prefix: None,
-        })
+        connected(server, transport).await
     }
+}
+
+impl McpHttp {
+    /// Send `Authorization: Bearer <token>` with every request.
+    pub fn bearer(mut self, token: impl Into<String>) -> Self {
+        self.bearer = Some(token.into());
+        self
+    }
+
+    /// Send this header with every request.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Initialize a session and list the server's tools (every page).
+    pub async fn connect(self) -> Result<McpToolset, McpClientError> {
+        use rmcp::transport::StreamableHttpClientTransport;
+        use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+        let failed = |reason: String| McpClientError {
+            server: self.url.clone(),
+            reason,
+        };
+        let mut headers = std::collections::HashMap::new();
+        for (name, value) in &self.headers {
+            let name = reqwest::header::HeaderName::try_from(name.as_str())
+                .map_err(|error| failed(format!("header `{name}`: {error}")))?;
+            let value = reqwest::header::HeaderValue::try_from(value.as_str())
+                .map_err(|error| failed(format!("header `{name}`'s value: {error}")))?;
+            headers.insert(name, value);
+        }
+        let mut config =
+            StreamableHttpClientTransportConfig::with_uri(self.url.clone()).custom_headers(headers);
+        if let Some(token) = &self.bearer {
+            config = config.auth_header(token.clone());
+        }
+        let transport = StreamableHttpClientTransport::with_client(reqwest::Client::new(), config);
+        connected(self.url.clone(), transport).await
+    }
+}
+
+/// The MCP handshake over `transport`, then every page of the server's tools.
+async fn connected<T, E, A>(server: String, transport: T) -> Result<McpToolset, McpClientError>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A> + Send + 'static,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let failed = |reason: String| McpClientError {
+        server: server.clone(),
+        reason,
+    };
+    let service = ()
+        .serve(transport)
+        .await
+        .map_err(|error| failed(format!("the MCP handshake failed: {error}")))?;
+    let listed = service
+        .list_all_tools()
+        .await
+        .map_err(|error| failed(format!("tools/list failed: {error}")))?;
+    let tools = listed
+        .into_iter()
+        .map(|tool| RemoteTool {
+            remote_name: Arc::from(tool.name.as_ref()),
+            description: tool.description.map(|d| d.to_string()).unwrap_or_default(),
+            input_schema: Value::Object((*tool.input_schema).clone()),
+        })
+        .collect();
+    Ok(McpToolset {
+        server,
+        service: Arc::new(service),
+        tools,
+        prefix: None,
+    })
 }
