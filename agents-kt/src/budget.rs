@@ -31,6 +31,12 @@ pub struct Budget {
     pub interceptor_timeout: Duration,
     /// Size of one tool call's argument text (default 64 KiB).
     pub max_tool_args_bytes: usize,
+    /// Size of one tool result's text as the model (or an MCP client) would read it (default
+    /// 1 MiB). A larger result is withheld: the model reads `ERROR: Tool '<name>' result
+    /// withheld by policy: the result is <n> bytes, the limit is <m> bytes
+    /// (max_tool_result_bytes)`, and `PipelineEvent::ToolResultWithheld` is published. A code
+    /// skill's typed call still gets its value.
+    pub max_tool_result_bytes: usize,
     /// Tokens (prompt plus completion, as the provider reports them) per run (default: no limit).
     pub max_tokens: Option<u64>,
     /// Times one agentic skill asks the model again when its final answer does not fit the
@@ -49,6 +55,7 @@ impl Default for Budget {
             per_tool_timeout: Duration::from_secs(60),
             interceptor_timeout: Duration::from_secs(60),
             max_tool_args_bytes: 64 * 1024,
+            max_tool_result_bytes: 1024 * 1024,
             max_tokens: None,
             max_output_repairs: 1,
         }
@@ -91,6 +98,11 @@ impl Budget {
         self.max_output_repairs = repairs;
         self
     }
+    /// Set [`Budget::max_tool_result_bytes`].
+    pub fn max_tool_result_bytes(mut self, bytes: usize) -> Self {
+        self.max_tool_result_bytes = bytes;
+        self
+    }
     /// Set [`Budget::max_tool_args_bytes`].
     pub fn max_tool_args_bytes(mut self, bytes: usize) -> Self {
         self.max_tool_args_bytes = bytes;
@@ -116,6 +128,8 @@ pub enum BudgetLimit {
     PerToolTimeout,
     /// [`Budget::max_tool_args_bytes`].
     MaxToolArgsBytes,
+    /// [`Budget::max_tool_result_bytes`].
+    MaxToolResultBytes,
     /// [`Budget::max_tokens`].
     MaxTokens,
 }
@@ -128,6 +142,7 @@ impl std::fmt::Display for BudgetLimit {
             BudgetLimit::MaxDuration => "max_duration",
             BudgetLimit::PerToolTimeout => "per_tool_timeout",
             BudgetLimit::MaxToolArgsBytes => "max_tool_args_bytes",
+            BudgetLimit::MaxToolResultBytes => "max_tool_result_bytes",
             BudgetLimit::MaxTokens => "max_tokens",
         })
     }

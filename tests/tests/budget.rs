@@ -122,3 +122,44 @@ async fn a_budget_threshold_fires_once_when_crossed() {
         .collect();
     assert_eq!(published.len(), 1);
 }
+
+#[tokio::test]
+async fn a_result_over_max_tool_result_bytes_is_withheld_from_the_model() {
+    for path in agents_kt_tests::PATHS {
+        let model = ScriptedModel::new([
+            Reply::tool_call("get_weather", serde_json::json!({"city": "Oslo"})),
+            Reply::text("ok"),
+        ]);
+        let weather = agents_kt_tests::GetWeather::default();
+        let withheld = agents_kt_tests::Log::<String>::new();
+        let agent = Agent::<String, String>::builder("a")
+            .model(model.clone())
+            .tool(weather.clone())
+            .budget(Budget::default().max_tool_result_bytes(10))
+            .build()
+            .unwrap();
+        let mut pipeline = agent.observe();
+        let log = withheld.clone();
+        let watcher = tokio::spawn(async move {
+            use futures::StreamExt;
+            while let Some(event) = pipeline.next().await {
+                if let agents_kt::PipelineEvent::ToolResultWithheld { reason, .. } = event {
+                    log.push(reason);
+                }
+            }
+        });
+        let (output, _) = agents_kt_tests::drive(&agent, "x", path).await;
+        assert_eq!(output.unwrap(), "ok");
+        assert_eq!(weather.ran.len(), 1, "the tool ran");
+        let requests = model.requests();
+        let told = &requests[1].messages.last().unwrap().content;
+        assert!(
+            told.starts_with("ERROR: Tool 'get_weather' result withheld by policy: the result is ")
+                && told.ends_with("bytes, the limit is 10 bytes (max_tool_result_bytes)"),
+            "{path:?}: {told}"
+        );
+        drop(agent);
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), watcher).await;
+        assert_eq!(withheld.len(), 1, "{path:?}: the withholding is published");
+    }
+}

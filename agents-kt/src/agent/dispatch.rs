@@ -285,6 +285,17 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         let mut ends_run = None;
         let (args, outcome) = match result {
             CallResult::Invalid { reason } => (args, ToolOutcome::invalid(tool, &reason)),
+            CallResult::Completed { output, .. }
+                if output.text.len() > self.core.budget.max_tool_result_bytes =>
+            {
+                let reason = format!(
+                    "the result is {} bytes, the limit is {} bytes ({})",
+                    output.text.len(),
+                    self.core.budget.max_tool_result_bytes,
+                    BudgetLimit::MaxToolResultBytes
+                );
+                (args, ToolOutcome::Withheld { reason })
+            }
             CallResult::Completed {
                 output,
                 substituted,
