@@ -6,6 +6,7 @@ Usage: ledger_server.py CALLS_FILE   (each received tool call is appended as one
 
 import asyncio
 import json
+import os
 import sys
 
 from mcp.server.fastmcp import FastMCP
@@ -50,6 +51,13 @@ async def audit(account: str) -> str:
         record("audit cancelled", {"account": account})
         raise
     return "clean"
+
+
+@server.tool()
+def crash() -> str:
+    """Stop the server's process at once, as a crash would."""
+    record("crash", {})
+    os._exit(3)
 
 
 if __name__ == "__main__":

@@ -88,11 +88,11 @@ async fn a_servers_tools_are_listed_filtered_prefixed_and_clash_with_rust_tools_
     let (set, _) = ledger(&python_path).await;
     assert_eq!(
         set.names(),
-        ["balance", "transfer", "close_account", "audit"]
+        ["balance", "transfer", "close_account", "audit", "crash"]
     );
     let picked = set
         .clone()
-        .except(["close_account", "audit"])
+        .except(["close_account", "audit", "crash"])
         .prefix("bank");
     assert_eq!(picked.names(), ["bank_balance", "bank_transfer"]);
     assert_eq!(set.clone().only(["balance"]).names(), ["balance"]);
@@ -456,4 +456,39 @@ async fn a_toolset_over_streamable_http_with_a_bearer_token() {
     let answer = &told.last().unwrap().content;
     assert!(answer.contains("Oslo"), "{answer}");
     remote.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_server_that_dies_fails_the_call_in_flight_and_the_next_call_reconnects() {
+    let Some(python_path) = python_path() else {
+        return;
+    };
+    let (set, calls) = ledger(&python_path).await;
+    let model = ScriptedModel::new([
+        Reply::tool_call("crash", json!({})),
+        Reply::tool_call("balance", json!({"account": "acc-1"})),
+        Reply::text("done"),
+    ]);
+    let agent = Agent::<String, String>::builder("bank")
+        .model(model.clone())
+        .toolset(set)
+        .build()
+        .unwrap();
+    assert_eq!(agent.run("go".into()).await.unwrap(), "done");
+    let requests = model.requests();
+    let crashed = &requests[1].messages.last().unwrap().content;
+    assert_eq!(
+        crashed,
+        "ERROR: Tool 'crash' failed: the MCP server closed the connection before answering (the next call reconnects)"
+    );
+    let balance = &requests[2].messages.last().unwrap().content;
+    assert!(
+        balance.contains("100.00 USD"),
+        "a new server answered: {balance}"
+    );
+    let tools: Vec<String> = received(&calls)
+        .iter()
+        .map(|c| c["tool"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(tools, ["crash", "balance"]);
 }

@@ -8,14 +8,18 @@
 //! `run`, `session` and code skills. A remote `isError` result reaches the model as
 //! `ERROR: Tool '<name>' failed: <text>`; structured content is kept.
 
+mod connection;
 mod remote;
 
 use std::process::Stdio;
 use std::sync::Arc;
 
+use futures::FutureExt;
 use rmcp::ServiceExt;
-use rmcp::service::{RoleClient, RunningService};
+use rmcp::service::RoleClient;
 use rmcp::transport::TokioChildProcess;
+
+use connection::{Connect, Connection, Service};
 use serde_json::Value;
 use tokio::io::AsyncBufReadExt;
 
@@ -53,7 +57,7 @@ pub struct McpClientError {
 #[derive(Clone)]
 pub struct McpToolset {
     server: String,
-    service: Arc<RunningService<RoleClient, ()>>,
+    connection: Arc<Connection>,
     tools: Vec<RemoteTool>,
     prefix: Option<String>,
 }
@@ -171,7 +175,7 @@ impl McpToolset {
             .iter()
             .map(|tool| {
                 let call = RemoteCall {
-                    service: Arc::clone(&self.service),
+                    connection: Arc::clone(&self.connection),
                     remote_name: Arc::clone(&tool.remote_name),
                 };
                 (self.name_of(tool), tool.clone(), call)
@@ -199,12 +203,23 @@ impl McpStdio {
         self
     }
 
-    /// Start the server, initialize the session, and list its tools (every page).
+    /// Start the server, initialize the session, and list its tools (every page). If the
+    /// server's process dies later, the next call starts it again.
     pub async fn connect(self) -> Result<McpToolset, McpClientError> {
         let server = std::iter::once(self.command.as_str())
             .chain(self.args.iter().map(String::as_str))
             .collect::<Vec<_>>()
             .join(" ");
+        let label = server.clone();
+        let connect: Connect = Arc::new(move || {
+            let spec = self.clone();
+            let server = label.clone();
+            async move { spec.start(server).await }.boxed()
+        });
+        connected(server, connect).await
+    }
+
+    async fn start(self, server: String) -> Result<Service, McpClientError> {
         let failed = |reason: String| McpClientError {
             server: server.clone(),
             reason,
@@ -224,7 +239,7 @@ impl McpStdio {
                 }
             });
         }
-        connected(server, transport).await
+        handshake(&server, transport).await
     }
 }
 
@@ -241,8 +256,18 @@ impl McpHttp {
         self
     }
 
-    /// Initialize a session and list the server's tools (every page).
+    /// Initialize a session and list the server's tools (every page). If the session is lost
+    /// later (the server restarted, the session expired), the next call opens a new one.
     pub async fn connect(self) -> Result<McpToolset, McpClientError> {
+        let server = self.url.clone();
+        let connect: Connect = Arc::new(move || {
+            let spec = self.clone();
+            async move { spec.open().await }.boxed()
+        });
+        connected(server, connect).await
+    }
+
+    async fn open(self) -> Result<Service, McpClientError> {
         use rmcp::transport::StreamableHttpClientTransport;
         use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
         let failed = |reason: String| McpClientError {
@@ -263,28 +288,32 @@ impl McpHttp {
             config = config.auth_header(token.clone());
         }
         let transport = StreamableHttpClientTransport::with_client(reqwest::Client::new(), config);
-        connected(self.url.clone(), transport).await
+        handshake(&self.url, transport).await
     }
 }
 
-/// The MCP handshake over `transport`, then every page of the server's tools.
-async fn connected<T, E, A>(server: String, transport: T) -> Result<McpToolset, McpClientError>
+/// The MCP handshake over `transport`.
+async fn handshake<T, E, A>(server: &str, transport: T) -> Result<Service, McpClientError>
 where
     T: rmcp::transport::IntoTransport<RoleClient, E, A> + Send + 'static,
     E: std::error::Error + Send + Sync + 'static,
 {
-    let failed = |reason: String| McpClientError {
-        server: server.clone(),
-        reason,
-    };
-    let service = ()
-        .serve(transport)
-        .await
-        .map_err(|error| failed(format!("the MCP handshake failed: {error}")))?;
+    ().serve(transport).await.map_err(|error| McpClientError {
+        server: server.to_string(),
+        reason: format!("the MCP handshake failed: {error}"),
+    })
+}
+
+/// The first connection, then every page of the server's tools.
+async fn connected(server: String, connect: Connect) -> Result<McpToolset, McpClientError> {
+    let service = connect().await?;
     let listed = service
         .list_all_tools()
         .await
-        .map_err(|error| failed(format!("tools/list failed: {error}")))?;
+        .map_err(|error| McpClientError {
+            server: server.clone(),
+            reason: format!("tools/list failed: {error}"),
+        })?;
     let tools = listed
         .into_iter()
         .map(|tool| RemoteTool {
@@ -295,7 +324,7 @@ where
         .collect();
     Ok(McpToolset {
         server,
-        service: Arc::new(service),
+        connection: Arc::new(Connection::new(connect, service)),
         tools,
         prefix: None,
     })

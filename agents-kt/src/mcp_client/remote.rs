@@ -9,7 +9,9 @@ use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam,
     ClientRequest, RequestId, ServerResult,
 };
-use rmcp::service::{Peer, PeerRequestOptions, RoleClient, RunningService};
+use rmcp::service::{Peer, PeerRequestOptions, RoleClient};
+
+use super::connection::Connection;
 use serde_json::Value;
 
 use crate::{Tool, ToolContext, ToolError};
@@ -17,7 +19,7 @@ use crate::{Tool, ToolContext, ToolError};
 /// The body of a remote tool: a `tools/call` of `remote_name` on the connection, which every
 /// registered tool keeps open (the last one dropped closes it and stops the server's process).
 pub(crate) struct RemoteCall {
-    pub service: Arc<RunningService<RoleClient, ()>>,
+    pub connection: Arc<Connection>,
     /// The server's name for the tool (before any prefix).
     pub remote_name: Arc<str>,
 }
@@ -44,11 +46,17 @@ impl Tool for RemoteCall {
                 )));
             }
         }
-        let unanswered = |error: rmcp::ServiceError| {
-            ToolError::new(format!("the MCP server did not answer the call: {error}"))
+        let unanswered = |error: rmcp::ServiceError| match error {
+            rmcp::ServiceError::TransportClosed => ToolError::new(
+                "the MCP server closed the connection before answering (the next call reconnects)",
+            ),
+            error => ToolError::new(format!("the MCP server did not answer the call: {error}")),
         };
-        let handle = self
-            .service
+        let service =
+            self.connection.live().await.map_err(|error| {
+                ToolError::new(format!("the MCP server is unreachable: {error}"))
+            })?;
+        let handle = service
             .peer()
             .send_cancellable_request(
                 ClientRequest::CallToolRequest(CallToolRequest::new(params)),

@@ -1,0 +1,62 @@
+//! The connection to one MCP server, kept alive: when its transport has closed (the server's
+//! process died, an HTTP session expired), the next call connects again, with a short backoff.
+//! The call that met the closed connection fails with a clear error; nothing is retried behind
+//! the caller's back (a tool call may have effects).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use rmcp::service::{RoleClient, RunningService};
+
+use super::McpClientError;
+
+pub(crate) type Service = RunningService<RoleClient, ()>;
+
+/// Starts (or reaches) the server and completes the MCP handshake.
+pub(crate) type Connect =
+    Arc<dyn Fn() -> BoxFuture<'static, Result<Service, McpClientError>> + Send + Sync>;
+
+/// Attempts to reconnect before a call gives up, and the first wait between them.
+const ATTEMPTS: u32 = 3;
+const FIRST_BACKOFF: Duration = Duration::from_millis(100);
+
+pub(crate) struct Connection {
+    connect: Connect,
+    current: tokio::sync::Mutex<Arc<Service>>,
+}
+
+impl Connection {
+    pub(crate) fn new(connect: Connect, first: Service) -> Self {
+        Connection {
+            connect,
+            current: tokio::sync::Mutex::new(Arc::new(first)),
+        }
+    }
+
+    /// The current service while its transport is open; otherwise a new one.
+    pub(crate) async fn live(&self) -> Result<Arc<Service>, McpClientError> {
+        let mut current = self.current.lock().await;
+        if !current.is_closed() && !current.peer().is_transport_closed() {
+            return Ok(Arc::clone(&current));
+        }
+        let mut backoff = FIRST_BACKOFF;
+        let mut attempt = 1;
+        loop {
+            match (self.connect)().await {
+                Ok(service) => {
+                    tracing::info!(attempt, "reconnected to the MCP server");
+                    *current = Arc::new(service);
+                    return Ok(Arc::clone(&current));
+                }
+                Err(error) if attempt >= ATTEMPTS => return Err(error),
+                Err(error) => {
+                    tracing::warn!(%error, attempt, "reconnecting to the MCP server failed; retrying");
+                    tokio::time::sleep(backoff).await;
+                    backoff *= 4;
+                    attempt += 1;
+                }
+            }
+        }
+    }
+}
