@@ -492,3 +492,137 @@ async fn a_server_that_dies_fails_the_call_in_flight_and_the_next_call_reconnect
         .collect();
     assert_eq!(tools, ["crash", "balance"]);
 }
+
+/// `value` with every line holding `API_KEY=` removed from each of its strings.
+fn without_secret_lines(value: &Value) -> Value {
+    match value {
+        Value::String(text) => Value::String(
+            text.lines()
+                .filter(|line| !line.contains("API_KEY="))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_secret_lines).collect()),
+        Value::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .map(|(key, field)| (key.clone(), without_secret_lines(field)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// The npm filesystem server (`@modelcontextprotocol/server-filesystem`), serving `root`.
+async fn filesystem(root: &std::path::Path) -> Option<McpToolset> {
+    let node_dir = match std::env::var("MCP_NODE_DIR") {
+        Ok(dir) => dir,
+        Err(_) => {
+            python_path()?;
+            return None;
+        }
+    };
+    let script =
+        format!("{node_dir}/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+    Some(
+        McpToolset::stdio("node")
+            .arg(script)
+            .arg(root.display().to_string())
+            .connect()
+            .await
+            .expect("the filesystem server starts"),
+    )
+}
+
+#[tokio::test]
+async fn the_npm_filesystem_server_behind_a_gate_a_denied_write_never_touches_the_disk() {
+    let root = std::env::temp_dir().join(format!("agents-kt-fs-{}", rand_suffix()));
+    let notes = root.join("notes");
+    std::fs::create_dir_all(&notes).unwrap();
+    std::fs::write(
+        notes.join("todo.txt"),
+        "water the plants\nAPI_KEY=sk-live-123\n",
+    )
+    .unwrap();
+    let Some(set) = filesystem(&root).await else {
+        return;
+    };
+    let names = set.names();
+    for tool in ["read_text_file", "write_file", "list_directory"] {
+        assert!(names.iter().any(|n| n == tool), "{tool} in {names:?}");
+    }
+    for path in PATHS {
+        let outside = root.join(format!("outside-{path:?}.txt"));
+        let inside = notes.join(format!("inside-{path:?}.txt"));
+        let model = ScriptedModel::new([
+            Reply::tool_calls([
+                (
+                    "fs_write_file",
+                    json!({"path": outside.display().to_string(), "content": "x"}),
+                ),
+                (
+                    "fs_write_file",
+                    json!({"path": inside.display().to_string(), "content": "ok"}),
+                ),
+                (
+                    "fs_read_text_file",
+                    json!({"path": notes.join("todo.txt").display().to_string()}),
+                ),
+            ]),
+            Reply::text("done"),
+        ]);
+        let notes_dir = notes.display().to_string();
+        let agent = Agent::<String, String>::builder("notes")
+            .model(model.clone())
+            .toolset(set.clone().prefix("fs"))
+            // Writes only inside the notes directory (the server normalizes nothing for us).
+            .on_gate_tool_call(move |name: &str, args: &Value| {
+                let path = args["path"].as_str().unwrap_or_default();
+                if name == "fs_write_file"
+                    && (!path.starts_with(&format!("{notes_dir}/")) || path.contains(".."))
+                {
+                    Verdict::deny("writes stay in the notes directory")
+                } else {
+                    Verdict::Allow
+                }
+            })
+            // Secrets never reach the model.
+            .on_after_tool_call(|_name: &str, _args: &Value, result: &Value| {
+                if result.to_string().contains("API_KEY=") {
+                    Decision::ProceedWith(without_secret_lines(result))
+                } else {
+                    Decision::Proceed
+                }
+            })
+            .build()
+            .unwrap();
+        let (output, _) = drive(&agent, "tidy my notes", path).await;
+        assert_eq!(output.unwrap(), "done", "{path:?}");
+        assert!(
+            !outside.exists(),
+            "{path:?}: the denied write never touched the disk"
+        );
+        assert_eq!(std::fs::read_to_string(&inside).unwrap(), "ok", "{path:?}");
+        let requests = model.requests();
+        let told: Vec<&str> = requests[1]
+            .messages
+            .iter()
+            .filter(|m| m.role == agents_kt::Role::Tool)
+            .map(|m| m.content.as_str())
+            .collect();
+        assert_eq!(
+            told[0],
+            "ERROR: Tool 'fs_write_file' denied by policy: writes stay in the notes directory"
+        );
+        assert!(
+            told[2].contains("water the plants"),
+            "{path:?}: {}",
+            told[2]
+        );
+        assert!(
+            !told[2].contains("sk-live"),
+            "{path:?}: the secret was redacted"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}
