@@ -73,3 +73,31 @@ pub fn print_event(event: &PipelineEvent) {
         other => println!("   {other:?}"),
     }
 }
+
+/// A path with `.` and `..` resolved and repeated slashes collapsed, without touching the file
+/// system — one spelling per path, so a check on it cannot be dodged with `//etc`, `/tmp/../etc`
+/// or `/etc/./x`. Lexical only: symbolic links are the file system's business. A relative path
+/// stays relative.
+///
+/// ```
+/// assert_eq!(agents_kt_examples::normalize_path("/tmp/../etc//passwd"), "/etc/passwd");
+/// assert_eq!(agents_kt_examples::normalize_path("a/./b/../c"), "a/c");
+/// ```
+pub fn normalize_path(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            part => parts.push(part),
+        }
+    }
+    let joined = parts.join("/");
+    if path.starts_with('/') {
+        format!("/{joined}")
+    } else {
+        joined
+    }
+}

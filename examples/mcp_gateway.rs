@@ -15,6 +15,7 @@
 
 use agents_kt::prelude::*;
 use agents_kt::{McpServer, McpToolset};
+use agents_kt_examples::normalize_path;
 use serde_json::Value;
 
 /// The tools of the filesystem server that change the disk, and their path arguments.
@@ -24,21 +25,6 @@ const WRITES: &[(&str, &[&str])] = &[
     ("create_directory", &["path"]),
     ("move_file", &["source", "destination"]),
 ];
-
-/// `.` and `..` resolved and repeated slashes collapsed, without touching the file system.
-fn normalize(path: &str) -> String {
-    let mut parts: Vec<&str> = Vec::new();
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
-            part => parts.push(part),
-        }
-    }
-    format!("/{}", parts.join("/"))
-}
 
 /// Every string of `value` without the lines that look like a secret.
 fn without_secrets(value: &Value) -> Value {
@@ -79,7 +65,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .and_then(|i| options.get(i + 1))
             .cloned()
     };
-    let writes_in = normalize(&option("--writes-in").ok_or(usage)?);
+    let writes_in = normalize_path(&option("--writes-in").ok_or(usage)?);
     let (program, program_args) = command.split_first().ok_or(usage)?;
 
     let set = McpToolset::stdio(program.clone())
@@ -99,7 +85,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             let mut normalized = args.clone();
             for key in *keys {
                 if let Some(path) = args[*key].as_str() {
-                    normalized[*key] = Value::String(normalize(path));
+                    normalized[*key] = Value::String(normalize_path(path));
                 }
             }
             if normalized == *args {

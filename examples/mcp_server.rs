@@ -11,6 +11,7 @@
 
 use agents_kt::McpServer;
 use agents_kt::prelude::*;
+use agents_kt_examples::normalize_path;
 use serde_json::{Value, json};
 
 /// Current weather for a city.
@@ -32,8 +33,8 @@ fn write_file(path: String, contents: String) -> String {
 /// `/tmp/../etc/passwd` and `/etc/./passwd` all become `/etc/passwd`. (Lexical: symbolic links
 /// are the file system's business; a real tool opens files relative to a directory it controls.)
 #[before_tool_call(write_file)]
-fn normalize_path(args: &WriteFileArgs) -> Decision<WriteFileArgs, String> {
-    let normalized = normalize(&args.path);
+fn one_spelling(args: &WriteFileArgs) -> Decision<WriteFileArgs, String> {
+    let normalized = normalize_path(&args.path);
     if normalized == args.path {
         Decision::Proceed
     } else {
@@ -41,26 +42,6 @@ fn normalize_path(args: &WriteFileArgs) -> Decision<WriteFileArgs, String> {
             path: normalized,
             ..args.clone()
         })
-    }
-}
-
-/// `.` and `..` resolved and repeated slashes collapsed, without touching the file system.
-fn normalize(path: &str) -> String {
-    let mut parts: Vec<&str> = Vec::new();
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
-            part => parts.push(part),
-        }
-    }
-    let joined = parts.join("/");
-    if path.starts_with('/') {
-        format!("/{joined}")
-    } else {
-        joined
     }
 }
 
@@ -110,7 +91,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .tool(GetWeather)
         .tool(WriteFile)
         .skill(Echo)
-        .before_tool_call(normalize_path)
+        .before_tool_call(one_spelling)
         .gate_tool_call(system_paths)
         .before_tool_call(weather_policy)
         .on_tool_denied(|name, args, reason| eprintln!("audit: {name} {args} denied: {reason}"))
