@@ -8,33 +8,17 @@
 
 use std::hint::black_box;
 
-use agents_kt::McpServer;
-use agents_kt::prelude::*;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
 use rmcp::service::{RoleClient, RunningService};
 use serde_json::{Map, Value, json};
 
-#[path = "support/bare_rmcp.rs"]
-mod bare_rmcp;
+#[path = "support/mcp_servers.rs"]
+mod mcp_servers;
 #[path = "support/weather.rs"]
 mod weather;
-use bare_rmcp::BareServer;
-use weather::{GetWeather, interceptors};
-
-fn agent_server() -> McpServer<String, String> {
-    let mut builder = Agent::builder("bench")
-        .model(ScriptedModel::default())
-        .tool(GetWeather);
-    for interceptor in interceptors(8) {
-        builder = builder.before_tool_call(interceptor);
-    }
-    McpServer::builder(builder.build().expect("the agent builds"))
-        .expose_tool::<GetWeather>()
-        .build()
-        .expect("the server builds")
-}
+use mcp_servers::{BareServer, guarded_server};
 
 type Client = RunningService<RoleClient, ClientConfig>;
 
@@ -71,7 +55,7 @@ fn mcp_round_trip(c: &mut Criterion) {
         .unwrap();
     let (bare, ours) = runtime.block_on(async {
         let (server_side, client_side) = tokio::io::duplex(64 * 1024);
-        tokio::spawn(agent_server().serve(tokio::io::split(server_side)));
+        tokio::spawn(guarded_server().serve(tokio::io::split(server_side)));
         let ours = client(client_side).await;
         let (server_side, client_side) = tokio::io::duplex(64 * 1024);
         tokio::spawn(async move {

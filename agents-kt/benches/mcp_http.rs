@@ -10,32 +10,20 @@ use std::hint::black_box;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use agents_kt::McpServer;
-use agents_kt::prelude::*;
 use axum::serve::ListenerExt;
 use criterion::{Criterion, criterion_group, criterion_main};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::json;
 
-#[path = "support/bare_rmcp.rs"]
-mod bare_rmcp;
+#[path = "support/mcp_servers.rs"]
+mod mcp_servers;
 #[path = "support/weather.rs"]
 mod weather;
-use bare_rmcp::BareServer;
-use weather::{GetWeather, interceptors};
+use mcp_servers::{BareServer, guarded_server};
 
 async fn ours() -> agents_kt::McpHttpServer {
-    let mut builder = Agent::<String, String>::builder("bench")
-        .model(ScriptedModel::default())
-        .tool(GetWeather);
-    for interceptor in interceptors(8) {
-        builder = builder.before_tool_call(interceptor);
-    }
-    McpServer::builder(builder.build().expect("the agent builds"))
-        .expose_tool::<GetWeather>()
-        .build()
-        .expect("the server builds")
+    guarded_server()
         .bind_http("127.0.0.1:0".parse().expect("an address"))
         .await
         .expect("the server listens")

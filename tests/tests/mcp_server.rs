@@ -46,7 +46,6 @@ async fn connect(
     agent: Agent<String, String>,
     client: &str,
 ) -> RunningService<RoleClient, ClientConfig> {
-    let (server_side, client_side) = tokio::io::duplex(64 * 1024);
     let server = McpServer::builder(agent)
         .expose_tool::<GetWeather>()
         .expose_tool::<WriteFile>()
@@ -54,6 +53,15 @@ async fn connect(
         .client_policy(|client, tool| client.name != "intern" || tool != "writeFile")
         .build()
         .unwrap();
+    serve_to(server, client).await
+}
+
+/// `server` on an in-process pipe, and rmcp's client named `client` connected to it.
+async fn serve_to(
+    server: McpServer<String, String>,
+    client: &str,
+) -> RunningService<RoleClient, ClientConfig> {
+    let (server_side, client_side) = tokio::io::duplex(64 * 1024);
     tokio::spawn(server.serve(tokio::io::split(server_side)));
     ClientConfig::new(
         ClientCapabilities::default(),
@@ -340,20 +348,12 @@ async fn a_typed_object_output_is_listed_as_output_schema_and_returned_as_struct
         .tool(GetWeather::default())
         .build()
         .unwrap();
-    let (server_side, client_side) = tokio::io::duplex(64 * 1024);
     let server = McpServer::builder(agent)
         .expose_tool::<Forecast>()
         .expose_tool::<GetWeather>()
         .build()
         .unwrap();
-    tokio::spawn(server.serve(tokio::io::split(server_side)));
-    let client = ClientConfig::new(
-        ClientCapabilities::default(),
-        Implementation::new("typed", "1"),
-    )
-    .serve(tokio::io::split(client_side))
-    .await
-    .unwrap();
+    let client = serve_to(server, "typed").await;
     let tools = client.list_all_tools().await.unwrap();
     let schema = tools[0]
         .output_schema
@@ -449,20 +449,12 @@ async fn a_call_the_client_cancels_is_dropped_and_the_server_keeps_serving() {
         .tool(GetWeather::default())
         .build()
         .unwrap();
-    let (server_side, client_side) = tokio::io::duplex(64 * 1024);
     let server = McpServer::builder(agent)
         .expose_tool::<Forever>()
         .expose_tool::<GetWeather>()
         .build()
         .unwrap();
-    tokio::spawn(server.serve(tokio::io::split(server_side)));
-    let client = ClientConfig::new(
-        ClientCapabilities::default(),
-        Implementation::new("canceller", "1.0"),
-    )
-    .serve(tokio::io::split(client_side))
-    .await
-    .unwrap();
+    let client = serve_to(server, "canceller").await;
     let handle = client
         .peer()
         .send_cancellable_request(

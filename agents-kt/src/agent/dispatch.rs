@@ -141,15 +141,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             let setup = self.call_setup(&tool_ctx, T::NAME, &call_id, listened);
             let record = runtime.call(args, None, &setup).await;
             let (record, output) = record.into_json(report);
-            let refusal = match &record.result {
-                CallResult::Denied { reason } => Some((true, reason.clone())),
-                CallResult::Withheld { reason } => Some((false, reason.clone())),
-                _ => None,
-            };
-            let failure = match &record.result {
-                CallResult::Failed { failure } => Some(failure.to_string()),
-                _ => None,
-            };
+            let (refusal, failure) = refusal_or_failure(&record.result);
             let args = record.args.clone();
             self.finish_call(&call_id, T::NAME, record, || args, false)?;
             code_skill_result(T::NAME, output, refusal, failure)
@@ -189,15 +181,11 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                 },
             );
             let record = tool.call_json(&arguments.to_string(), &setup).await;
-            let (output, refusal, failure) = match &record.result {
-                CallResult::Completed { output, .. } => {
-                    (Some(output.value().into_owned()), None, None)
-                }
-                CallResult::Denied { reason } => (None, Some((true, reason.clone())), None),
-                CallResult::Withheld { reason } => (None, Some((false, reason.clone())), None),
-                CallResult::Failed { failure } => (None, None, Some(failure.to_string())),
-                CallResult::Invalid { reason } => (None, None, Some(reason.clone())),
+            let output = match &record.result {
+                CallResult::Completed { output, .. } => Some(output.value().into_owned()),
+                _ => None,
             };
+            let (refusal, failure) = refusal_or_failure(&record.result);
             self.finish_call(&call_id, tool.name(), record, || arguments.clone(), false)?;
             code_skill_result(tool.name(), output, refusal, failure)
         }
@@ -343,6 +331,18 @@ impl<OUT: Clone + Send + 'static> ToolEvents for Run<OUT> {
 
     fn progress(&self, call_id: &str, progress: Value) {
         self.report(super::report::Step::ToolProgress { call_id, progress });
+    }
+}
+
+/// Why a call produced no output: a refusal (`true`: denied before the tool, `false`: its result
+/// withheld), or a failure (the tool's, or arguments that did not parse).
+fn refusal_or_failure<O>(result: &CallResult<O>) -> (Option<(bool, String)>, Option<String>) {
+    match result {
+        CallResult::Denied { reason } => (Some((true, reason.clone())), None),
+        CallResult::Withheld { reason } => (Some((false, reason.clone())), None),
+        CallResult::Failed { failure } => (None, Some(failure.to_string())),
+        CallResult::Invalid { reason } => (None, Some(reason.clone())),
+        CallResult::Completed { .. } => (None, None),
     }
 }
 
