@@ -22,10 +22,6 @@ impl Errors {
         self.0
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
-        self.0.is_none()
-    }
-
     /// `compile_error!` invocations for every error, or nothing.
     pub(crate) fn to_compile_errors(&self) -> TokenStream {
         self.0

@@ -2,78 +2,82 @@
 //! `#[agent]`, `#[before_tool_call]`, `#[before_turn]` and `#[before_skill]`.
 //!
 //! Use them through the `agents_kt` crate, which re-exports them with their documentation; this
-//! crate is an implementation detail. Each macro parses its input, validates it (reporting every
-//! mistake at the user's token, and still emitting the user's item), then expands.
+//! crate is an implementation detail. Every macro runs the same four phases, one module each:
+//! [`ast`] reads the item signature-first (bodies stay token trees) with [`attr`] and
+//! [`signature`]; [`valid`] makes every check, collecting the errors at the user's tokens;
+//! [`expand`] generates code for what passed; [`fallback`] stubs what did not, so a mistake is
+//! reported once. [`point`] describes the interception points for all of them.
 
-mod agent;
+mod ast;
 mod attr;
 mod errors;
-mod interceptor;
+mod expand;
+mod fallback;
 mod naming;
+mod point;
 mod signature;
-mod skill;
-mod tool;
+mod valid;
 
 use proc_macro::TokenStream;
 
 /// Make a function a tool. See `agents_kt::tool`.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
-    tool::expand(args.into(), item.into()).into()
+    expand::tool::expand(args.into(), item.into()).into()
 }
 
 /// Make a function a code skill. See `agents_kt::skill`.
 #[proc_macro_attribute]
 pub fn skill(args: TokenStream, item: TokenStream) -> TokenStream {
-    skill::expand(args.into(), item.into()).into()
+    expand::skill::expand(args.into(), item.into()).into()
 }
 
 /// Gather an impl block's tools, skills and interceptors into an agent. See `agents_kt::agent`.
 #[proc_macro_attribute]
 pub fn agent(args: TokenStream, item: TokenStream) -> TokenStream {
-    agent::expand(args.into(), item.into()).into()
+    expand::agent::expand(args.into(), item.into()).into()
 }
 
 /// Make a function a tool-call interceptor. See `agents_kt::before_tool_call`.
 #[proc_macro_attribute]
 pub fn before_tool_call(args: TokenStream, item: TokenStream) -> TokenStream {
-    interceptor::expand("before_tool_call", args.into(), item.into()).into()
+    expand::interceptor::expand("before_tool_call", args.into(), item.into()).into()
 }
 
 /// Make a function a model-turn interceptor. See `agents_kt::before_turn`.
 #[proc_macro_attribute]
 pub fn before_turn(args: TokenStream, item: TokenStream) -> TokenStream {
-    interceptor::expand("before_turn", args.into(), item.into()).into()
+    expand::interceptor::expand("before_turn", args.into(), item.into()).into()
 }
 
 /// Make a function a skill interceptor. See `agents_kt::before_skill`.
 #[proc_macro_attribute]
 pub fn before_skill(args: TokenStream, item: TokenStream) -> TokenStream {
-    interceptor::expand("before_skill", args.into(), item.into()).into()
+    expand::interceptor::expand("before_skill", args.into(), item.into()).into()
 }
 
 /// Make a function a tool-call gate. See `agents_kt::gate`.
 #[proc_macro_attribute]
 pub fn gate(args: TokenStream, item: TokenStream) -> TokenStream {
-    interceptor::expand("gate", args.into(), item.into()).into()
+    expand::interceptor::expand("gate", args.into(), item.into()).into()
 }
 
 /// Make a function a model-turn gate. See `agents_kt::gate_turn`.
 #[proc_macro_attribute]
 pub fn gate_turn(args: TokenStream, item: TokenStream) -> TokenStream {
-    interceptor::expand("gate_turn", args.into(), item.into()).into()
+    expand::interceptor::expand("gate_turn", args.into(), item.into()).into()
 }
 
 /// Make a function a skill gate. See `agents_kt::gate_skill`.
 #[proc_macro_attribute]
 pub fn gate_skill(args: TokenStream, item: TokenStream) -> TokenStream {
-    interceptor::expand("gate_skill", args.into(), item.into()).into()
+    expand::interceptor::expand("gate_skill", args.into(), item.into()).into()
 }
 
 /// Make a function an after-tool interceptor. See `agents_kt::after_tool_call`.
 #[proc_macro_attribute]
 pub fn after_tool_call(args: TokenStream, item: TokenStream) -> TokenStream {
-    interceptor::expand("after_tool_call", args.into(), item.into()).into()
+    expand::interceptor::expand("after_tool_call", args.into(), item.into()).into()
 }
 
 #[cfg(test)]
@@ -87,7 +91,7 @@ mod tests {
 
     #[test]
     fn crate_path_reaches_every_generated_path() {
-        let tool = crate::tool::expand(
+        let tool = crate::expand::tool::expand(
             quote!(crate = ::my_agents),
             quote! {
                 /// Current weather.
@@ -101,7 +105,7 @@ mod tests {
                 .contains("::my_agents::Tool")
         );
 
-        let agent = crate::agent::expand(
+        let agent = crate::expand::agent::expand(
             quote!(crate = ::my_agents),
             quote! {
                 impl Desk {
@@ -118,7 +122,7 @@ mod tests {
         );
         assert!(!mentions_default_crate(agent.clone()), "{agent}");
 
-        let interceptor = crate::interceptor::expand(
+        let interceptor = crate::expand::interceptor::expand(
             "before_tool_call",
             quote!(get_weather, crate = ::my_agents),
             quote!(
@@ -135,7 +139,7 @@ mod tests {
 
     #[test]
     fn an_error_still_emits_the_users_item() {
-        let output = crate::tool::expand(
+        let output = crate::expand::tool::expand(
             quote!(colour = "red"),
             quote! {
                 /// Current weather.

@@ -1,15 +1,13 @@
-//! Reading a function's signature: its receiver, parameters (telling context handles apart from
+//! Reading a function's signature (part of the parse phase): its receiver, parameters (telling context handles apart from
 //! arguments) and what it returns. Bodies are never parsed.
 
 use syn::{FnArg, GenericArgument, Ident, Pat, PathArguments, ReturnType, Type};
 
-use crate::errors::Errors;
-
-/// How a method takes `self`.
+/// Whether a function takes `self` (`valid` requires `&self` when it does).
 pub(crate) enum Receiver {
     /// No `self`: a free or associated function.
     None,
-    /// `&self`.
+    /// `self` in some form.
     Ref,
 }
 
@@ -42,12 +40,12 @@ pub(crate) struct Returned {
     pub fallible: bool,
     /// The whole return type as written (`()` when omitted).
     pub written: Type,
+    /// Whether the return type was omitted.
+    pub omitted: bool,
 }
 
 pub(crate) struct Signature {
     pub ident: Ident,
-    /// Whether reading it found an error (the item is then only stubbed).
-    pub faulty: bool,
     pub is_async: bool,
     pub receiver: Receiver,
     pub params: Vec<Param>,
@@ -61,37 +59,13 @@ impl Signature {
     }
 }
 
-/// Read `sig`, reporting what no macro of this crate accepts: generics, `self` by value or
-/// `&mut self`, variadics.
-pub(crate) fn read(sig: &syn::Signature, what: &str, errors: &mut Errors) -> Signature {
-    let mut faulty = false;
-    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
-        errors.at(
-            &sig.generics,
-            format!("{what} cannot be generic: it is registered as one concrete function; use concrete types"),
-        );
-        faulty = true;
-    }
-    if let Some(variadic) = &sig.variadic {
-        errors.at(variadic, format!("{what} cannot be variadic"));
-        faulty = true;
-    }
+/// Read `sig` into what the macros need to know of it. Checks are `valid`'s: this only reads.
+pub(crate) fn read(sig: &syn::Signature) -> Signature {
     let mut receiver = Receiver::None;
     let mut params = Vec::new();
     for input in &sig.inputs {
         match input {
-            FnArg::Receiver(r) => {
-                if r.reference.is_some() && r.mutability.is_none() && r.colon_token.is_none() {
-                    receiver = Receiver::Ref;
-                } else {
-                    errors.at(
-                        r,
-                        format!("{what} must take `&self`: the agent shares itself between concurrent calls, so it cannot give away or mutably borrow `self`"),
-                    );
-                    receiver = Receiver::Ref;
-                    faulty = true;
-                }
-            }
+            FnArg::Receiver(_) => receiver = Receiver::Ref,
             FnArg::Typed(typed) => {
                 let ident = match &*typed.pat {
                     Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
@@ -110,7 +84,6 @@ pub(crate) fn read(sig: &syn::Signature, what: &str, errors: &mut Errors) -> Sig
     }
     Signature {
         ident: sig.ident.clone(),
-        faulty,
         is_async: sig.asyncness.is_some(),
         receiver,
         params,
@@ -154,11 +127,13 @@ fn returned(output: &ReturnType) -> Returned {
             ty: ok.clone(),
             fallible: true,
             written,
+            omitted: false,
         };
     }
     Returned {
         ty: written.clone(),
         fallible: false,
+        omitted: matches!(output, ReturnType::Default),
         written,
     }
 }

@@ -79,18 +79,18 @@ pub trait Gate<T>: Send + Sync {
     label = "a gate returns `Verdict` or `Result<Verdict, E>` (or a future of either)",
     note = "a gate only allows or denies; rewrite or substitute in an interceptor instead"
 )]
-pub trait IntoVerdict<M> {
+pub trait IntoVerdict {
     /// The verdict this value stands for.
     fn into_verdict(self) -> Verdict;
 }
 
-impl IntoVerdict<markers::Plain> for Verdict {
+impl IntoVerdict for Verdict {
     fn into_verdict(self) -> Verdict {
         self
     }
 }
 
-impl<E: Display> IntoVerdict<markers::Fallible> for Result<Verdict, E> {
+impl<E: Display> IntoVerdict for Result<Verdict, E> {
     fn into_verdict(self) -> Verdict {
         self.unwrap_or_else(|error| Verdict::Deny(error.to_string()))
     }
@@ -107,16 +107,16 @@ pub trait GateReturn<M>: Send {
     fn into_gated(self) -> Gated<'static>;
 }
 
-impl<M, V: IntoVerdict<M> + Send> GateReturn<markers::Now<M>> for V {
+impl<V: IntoVerdict + Send> GateReturn<markers::Now> for V {
     fn into_gated(self) -> Gated<'static> {
         Gated::Ready(self.into_verdict())
     }
 }
 
-impl<M, F> GateReturn<markers::Later<M>> for F
+impl<F> GateReturn<markers::Later> for F
 where
     F: Future + Send + 'static,
-    F::Output: IntoVerdict<M>,
+    F::Output: IntoVerdict,
 {
     fn into_gated(self) -> Gated<'static> {
         Gated::Pending(Box::pin(async move { self.await.into_verdict() }))
@@ -164,6 +164,7 @@ pub trait IntoGate<T, U: ?Sized, M> {
     fn into_gate(self) -> Arc<dyn Gate<T>>;
 }
 
+#[diagnostic::do_not_recommend]
 impl<T, U, F, V, M> IntoGate<T, U, ValueOnly<M>> for F
 where
     T: Borrow<U> + 'static,
@@ -180,6 +181,7 @@ where
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl<T, U, F, V, M> IntoGate<T, U, WithContext<M>> for F
 where
     T: Borrow<U> + 'static,

@@ -56,14 +56,10 @@ pub trait Interceptor<T, R>: Send + Sync {
 #[doc(hidden)]
 pub mod markers {
     use std::marker::PhantomData;
-    /// The closure returns a [`crate::Decision`].
-    pub struct Plain;
-    /// The closure returns `Result<Decision, E>`.
-    pub struct Fallible;
-    /// The closure answers now, in the way `M` says.
-    pub struct Now<M>(PhantomData<M>);
-    /// The closure returns a future that answers in the way `M` says.
-    pub struct Later<M>(PhantomData<M>);
+    /// The closure answers now.
+    pub struct Now;
+    /// The closure returns a future that answers.
+    pub struct Later;
     /// The closure takes the inspected value alone.
     pub struct ValueOnly<M>(PhantomData<M>);
     /// The closure also takes the [`crate::InterceptContext`].
@@ -85,18 +81,18 @@ use markers::{Stateful, ValueOnly, WithContext};
     label = "this must be `Decision<{T}, {R}>` or `Result<Decision<{T}, {R}>, E>`",
     note = "the replacement type and the substitute type are fixed by the interception point: check both"
 )]
-pub trait IntoDecision<T, R, M> {
+pub trait IntoDecision<T, R> {
     /// The decision this value stands for.
     fn into_decision(self) -> Decision<T, R>;
 }
 
-impl<T, R> IntoDecision<T, R, markers::Plain> for Decision<T, R> {
+impl<T, R> IntoDecision<T, R> for Decision<T, R> {
     fn into_decision(self) -> Decision<T, R> {
         self
     }
 }
 
-impl<T, R, E: Display> IntoDecision<T, R, markers::Fallible> for Result<Decision<T, R>, E> {
+impl<T, R, E: Display> IntoDecision<T, R> for Result<Decision<T, R>, E> {
     fn into_decision(self) -> Decision<T, R> {
         self.unwrap_or_else(|error| Decision::Deny(error.to_string()))
     }
@@ -114,19 +110,19 @@ pub trait InterceptorReturn<T, R, M>: Send {
     fn into_intercepted(self) -> Intercepted<'static, T, R>;
 }
 
-impl<T, R, M, D> InterceptorReturn<T, R, markers::Now<M>> for D
+impl<T, R, D> InterceptorReturn<T, R, markers::Now> for D
 where
-    D: IntoDecision<T, R, M> + Send,
+    D: IntoDecision<T, R> + Send,
 {
     fn into_intercepted(self) -> Intercepted<'static, T, R> {
         Intercepted::Ready(self.into_decision())
     }
 }
 
-impl<T, R, M, F> InterceptorReturn<T, R, markers::Later<M>> for F
+impl<T, R, F> InterceptorReturn<T, R, markers::Later> for F
 where
     F: Future + Send + 'static,
-    F::Output: IntoDecision<T, R, M>,
+    F::Output: IntoDecision<T, R>,
 {
     fn into_intercepted(self) -> Intercepted<'static, T, R> {
         Intercepted::Pending(Box::pin(async move { self.await.into_decision() }))
@@ -199,6 +195,7 @@ pub trait IntoInterceptor<T, R, U: ?Sized, M> {
     fn into_interceptor(self) -> Arc<dyn Interceptor<T, R>>;
 }
 
+#[diagnostic::do_not_recommend]
 impl<T, R, U, F, D, M> IntoInterceptor<T, R, U, ValueOnly<M>> for F
 where
     T: Borrow<U> + 'static,
@@ -213,6 +210,7 @@ where
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl<T, R, U, F, D, M> IntoInterceptor<T, R, U, WithContext<M>> for F
 where
     T: Borrow<U> + 'static,

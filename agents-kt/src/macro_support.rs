@@ -9,30 +9,49 @@ use serde::de::DeserializeOwned;
 
 use crate::ToolError;
 
-/// A type a `#[tool]` function can take as a parameter.
+/// A type a `#[tool]` function can take as a parameter. The generated impls over a tool's
+/// arguments are bounded on it (`for<'__p> T: ToolParam`, which rustc accepts on a non-generic
+/// impl), so a type that is not one breaks none of them: [`CheckToolParam`] reports it, once.
+pub trait ToolParam:
+    DeserializeOwned + Serialize + JsonSchema + Clone + std::fmt::Debug + Send + Sync + 'static
+{
+}
+impl<T> ToolParam for T where
+    T: DeserializeOwned + Serialize + JsonSchema + Clone + std::fmt::Debug + Send + Sync + 'static
+{
+}
+
+/// The one check of a tool parameter's type, made at the user's token as
+/// `<T as CheckToolParam>::CHECKED`: a trait with no supertraits, so a type missing several
+/// derives is one error in these words, not one per derive.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool parameter",
-    label = "the model sends tool arguments as JSON, so this type must be read from JSON and described by a schema",
-    note = "derive `serde::Deserialize`, `serde::Serialize`, `schemars::JsonSchema`, `Clone` and `Debug` for `{Self}`"
+    label = "the model sends tool arguments as JSON: derive `Deserialize`, `Serialize`, `JsonSchema`, `Clone` and `Debug` for this type",
+    note = "add `#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema, Clone, Debug)]` to `{Self}`, with `serde = {{ version = \"1\", features = [\"derive\"] }}` and `schemars = \"1\"` in Cargo.toml; the type must also be `Send + Sync + 'static`"
 )]
-pub trait ToolParam: DeserializeOwned + Serialize + JsonSchema + Clone + std::fmt::Debug {}
-impl<T: DeserializeOwned + Serialize + JsonSchema + Clone + std::fmt::Debug> ToolParam for T {}
+pub trait CheckToolParam {
+    /// Named by the check.
+    const CHECKED: () = ();
+}
+#[diagnostic::do_not_recommend]
+impl<T: ToolParam> CheckToolParam for T {}
 
-/// A type a `#[tool]` function can return.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a tool's output",
-    label = "a tool's result goes to the model as JSON, and a substitute may arrive as JSON",
-    note = "derive `serde::Serialize` and `serde::Deserialize` for `{Self}`"
-)]
+/// A type a `#[tool]` function can return; bounded on like [`ToolParam`].
 pub trait ToolOutputType: Serialize + DeserializeOwned + Send + Sync + 'static {}
 impl<T: Serialize + DeserializeOwned + Send + Sync + 'static> ToolOutputType for T {}
 
-/// Compile-time check that `T` can be a tool parameter; generated code calls it spanned at the
-/// parameter's type so the error points there.
-pub const fn assert_tool_param<T: ToolParam>() {}
-
-/// Compile-time check that `T` can be a tool's output.
-pub const fn assert_tool_output<T: ToolOutputType>() {}
+/// The one check of a tool's output type, like [`CheckToolParam`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's output",
+    label = "a tool's result goes to the model as JSON, and a substitute may arrive as JSON: derive `Serialize` and `Deserialize` for this type",
+    note = "add `#[derive(serde::Serialize, serde::Deserialize)]` to `{Self}`, with `serde = {{ version = \"1\", features = [\"derive\"] }}` in Cargo.toml; the type must also be `Send + Sync + 'static`"
+)]
+pub trait CheckToolOutput {
+    /// Named by the check.
+    const CHECKED: () = ();
+}
+#[diagnostic::do_not_recommend]
+impl<T: ToolOutputType> CheckToolOutput for T {}
 
 /// A fallible tool function's result, its error turned into a [`ToolError`] by its text.
 pub fn tool_result<O, E: Display>(result: Result<O, E>) -> Result<O, ToolError> {
@@ -46,26 +65,6 @@ pub fn skill_result<O, E: Into<crate::SkillError>>(
     result.map_err(Into::into)
 }
 
-/// Compile-time check that `D` is a decision about `T` with substitute type `R`; generated code
-/// calls it spanned at the interceptor's return type.
-pub fn assert_decision<T, R, D: crate::IntoDecision<T, R, M>, M>() {}
-
-/// An `#[agent]` skill's input and output must be the agent's.
-#[diagnostic::on_unimplemented(
-    message = "this skill's input or output differs from the agent's",
-    label = "every skill of an `#[agent(input = …, output = …)]` takes the agent's input and returns its output",
-    note = "change the skill's parameter or return type, or the agent's `input`/`output`"
-)]
-pub trait SameSkillTypes<AgentIn, AgentOut> {}
-impl<IN, OUT> SameSkillTypes<IN, OUT> for (IN, OUT) {}
-
-/// Compile-time check that a skill's `(SkillIn, SkillOut)` are the agent's `(IN, OUT)`.
-pub fn assert_skill_types<SkillIn, SkillOut, IN, OUT>()
-where
-    (SkillIn, SkillOut): SameSkillTypes<IN, OUT>,
-{
-}
-
 /// Links an argument type to a tool, for checking a typed interceptor's parameter; `#[tool]`
 /// implements it for the `Args` it generates.
 #[diagnostic::on_unimplemented(
@@ -73,10 +72,10 @@ where
     label = "an interceptor for `{T}` takes `&<{T} as Tool>::Args`",
     note = "a typed interceptor inspects the arguments of the tool it names; name the right tool or take its `Args`"
 )]
-pub trait ArgumentsOf<T> {}
-
-/// Compile-time check that `A` is tool `T`'s argument type.
-pub fn assert_arguments_of<T, A: ArgumentsOf<T>>() {}
+pub trait ArgumentsOf<T: crate::Tool> {
+    /// The tool's arguments as the interceptor's parameter (the identity).
+    fn cast(args: &T::Args) -> &Self;
+}
 
 /// Finds a tool output's JSON Schema when its type has one (autoref specialization: the
 /// `OutputSchemaOf` impl wins when `T: JsonSchema`, else `NoOutputSchema` answers `None`).
@@ -234,20 +233,17 @@ impl ContextSnapshot {
     }
 }
 
-/// Compile-time check that `V` is what a gate may return.
-pub fn assert_verdict<V: crate::IntoVerdict<M>, M>() {}
-
-/// Links an output type to a tool, for checking a typed after-tool interceptor's parameter.
+/// Links an output type to a tool, for checking a typed after-tool interceptor's parameter;
+/// `#[tool]` implements it for the tool it generates (per tool, so a mismatch names the tool).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not the output type of tool `{T}`",
     label = "an after-tool interceptor for `{T}` takes `&<{T} as Tool>::Output`",
     note = "name the right tool, or take its output type"
 )]
-pub trait OutputOf<T> {}
-impl<T: crate::Tool> OutputOf<T> for T::Output {}
-
-/// Compile-time check that `O` is tool `T`'s output type.
-pub fn assert_output_of<T, O: OutputOf<T>>() {}
+pub trait OutputOf<T: crate::Tool> {
+    /// The tool's output as the interceptor's parameter (the identity).
+    fn cast(output: &T::Output) -> &Self;
+}
 
 /// Runs a `#[tool(blocking)]` body on Tokio's blocking pool: the runtime's threads stay free, and
 /// the tool's deadline can give up on it (the thread finishes on its own; its result is dropped).
@@ -262,4 +258,38 @@ pub async fn run_blocking<O: Send + 'static>(
             "the blocking tool body did not finish: {error}"
         ))),
     }
+}
+
+/// The JSON Schema of a `#[tool]`'s arguments: an object with one property per argument, in the
+/// shape schemars' derive gives a struct: its `description`, `type`, `properties` with each
+/// field's description, every `Option` field optional with `default: null`, `required` for the
+/// others). Generated code implements `JsonSchema` through it, bounded on the argument types,
+/// because schemars' derive ignores bounds on a non-generic struct.
+pub fn args_schema(
+    description: &'static str,
+    properties: impl IntoIterator<Item = (&'static str, bool, Option<&'static str>, schemars::Schema)>,
+) -> schemars::Schema {
+    let mut object = serde_json::Map::new();
+    let mut required = Vec::new();
+    for (name, optional, description, mut schema) in properties {
+        let fields = schema.ensure_object();
+        if let Some(description) = description {
+            fields.insert("description".to_string(), description.into());
+        }
+        if optional {
+            fields.insert("default".to_string(), serde_json::Value::Null);
+        } else {
+            required.push(serde_json::Value::from(name));
+        }
+        object.insert(name.to_string(), schema.to_value());
+    }
+    let mut schema = schemars::json_schema!({
+        "description": description,
+        "type": "object",
+        "properties": object,
+    });
+    if !required.is_empty() {
+        schema.insert("required".to_string(), required.into());
+    }
+    schema
 }

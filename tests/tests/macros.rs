@@ -104,6 +104,53 @@ async fn a_tool_function_becomes_a_tool_with_its_docs_and_schema() {
     assert_eq!(add["parameters"]["required"], json!(["a", "b"]));
 }
 
+/// A point on a map.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
+pub struct Spot {
+    pub x: f64,
+}
+
+/// Plans a route.
+#[tool(params(from = "Where to start.", via = "Optional stops."))]
+fn plan_route(from: String, via: Option<Vec<Spot>>, to: Spot, legs: u8) -> String {
+    let _ = (via, to, legs);
+    from
+}
+
+// What schemars' derive makes of the same fields, for comparison.
+#[derive(schemars::JsonSchema)]
+#[schemars(rename = "PlanRouteArgs")]
+/// Arguments of the `plan_route` tool.
+#[allow(dead_code)]
+struct DerivedPlanRouteArgs {
+    /// Where to start.
+    from: String,
+    /// Optional stops.
+    #[serde(default)]
+    via: Option<Vec<Spot>>,
+    to: Spot,
+    legs: u8,
+}
+
+#[test]
+fn the_generated_argument_schema_is_the_one_schemars_derives() {
+    // The generated `JsonSchema` impl is written out (bounded on the argument types, so a type
+    // without derives is one error); it must describe the arguments exactly as the derive does.
+    let generated = serde_json::to_value(schemars::schema_for!(PlanRouteArgs)).unwrap();
+    let derived = serde_json::to_value(schemars::schema_for!(DerivedPlanRouteArgs)).unwrap();
+    assert_eq!(generated, derived);
+    let args = PlanRouteArgs {
+        from: "Paris".into(),
+        via: None,
+        to: Spot { x: 1.0 },
+        legs: 2,
+    };
+    assert_eq!(
+        format!("{:?}", args.clone()),
+        "PlanRouteArgs { from: \"Paris\", via: None, to: Spot { x: 1.0 }, legs: 2 }"
+    );
+}
+
 #[tokio::test]
 async fn a_tool_function_runs_and_its_error_text_reaches_the_model() {
     let model = ScriptedModel::new([

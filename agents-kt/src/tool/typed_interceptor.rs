@@ -67,6 +67,7 @@ impl<T: Tool> IntoToolInterceptor<T, ()> for ToolInterceptor<T> {
 #[doc(hidden)]
 pub struct FromFn<A, D, M>(std::marker::PhantomData<(A, D, M)>);
 
+#[diagnostic::do_not_recommend]
 impl<T, A, F, D, M> IntoToolInterceptor<T, FromFn<A, D, ValueOnly<M>>> for F
 where
     T: Tool<Args = A>,
@@ -80,6 +81,7 @@ where
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl<T, A, F, D, M> IntoToolInterceptor<T, FromFn<A, D, WithContext<M>>> for F
 where
     T: Tool<Args = A>,
@@ -204,6 +206,7 @@ impl<T: Tool> IntoToolGate<T, ()> for ToolGate<T> {
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl<T, A, F, M> IntoToolGate<T, FromFn<A, (), M>> for F
 where
     T: Tool<Args = A>,
@@ -285,6 +288,7 @@ pub struct ToolInterceptorOf<X> {
     pub(crate) name: Option<&'static str>,
 }
 
+#[diagnostic::do_not_recommend]
 impl<T, F, M> IntoAfterToolInterceptor<T, M> for F
 where
     T: Tool,

@@ -7,11 +7,13 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::{Ident, LitStr, Type, Visibility};
 
+use super::tool::Target;
+use crate::ast::FnItem;
 use crate::attr::{SkillAttr, json_struct_attributes, krate};
 use crate::errors::Errors;
 use crate::naming::pascal;
 use crate::signature::{self, ParamKind, Receiver, Signature};
-use crate::tool::{Target, free_function};
+use crate::{fallback, valid};
 
 pub(crate) struct SkillDef<'a> {
     pub krate: TokenStream,
@@ -22,6 +24,33 @@ pub(crate) struct SkillDef<'a> {
     pub target: Target,
 }
 
+impl<'a> SkillDef<'a> {
+    pub(crate) fn new(
+        attr: &SkillAttr,
+        function: &FnItem,
+        sig: &'a Signature,
+        krate: TokenStream,
+        target: Target,
+    ) -> Self {
+        SkillDef {
+            krate,
+            vis: function.vis.clone(),
+            sig,
+            name: attr
+                .name
+                .as_ref()
+                .map(LitStr::value)
+                .unwrap_or_else(|| sig.ident.to_string().trim_start_matches("r#").to_string()),
+            description: attr
+                .description
+                .as_ref()
+                .map(LitStr::value)
+                .unwrap_or_else(|| signature::doc_text(&function.attrs)),
+            target,
+        }
+    }
+}
+
 /// What `generate` produces: items for the enclosing module, and the `Skill` expression.
 pub(crate) struct SkillParts {
     pub items: TokenStream,
@@ -30,52 +59,27 @@ pub(crate) struct SkillParts {
     pub output: Type,
 }
 
+/// `#[skill]` on a free function.
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
     let attr = SkillAttr::parse(args, &mut errors);
-    let (function, sig) = match free_function(item, "skill", "a skill", &mut errors) {
-        Ok(parsed) => parsed,
+    let function = match super::free_function(item, "skill", &mut errors) {
+        Ok(function) => function,
         Err(tokens) => return tokens,
     };
-    let def = SkillDef {
-        krate: krate(&attr.krate),
-        vis: function.vis.clone(),
-        sig: &sig,
-        name: skill_name(&attr.name, &sig),
-        description: attr
-            .description
-            .as_ref()
-            .map(LitStr::value)
-            .unwrap_or_else(|| signature::doc_text(&function.attrs)),
-        target: Target::Free,
-    };
-    let generated = if errors.is_empty() {
-        let SkillParts {
-            items,
-            skill,
-            input,
-            output,
-        } = generate(&def, &mut errors);
-        let krate = &def.krate;
-        let vis = &def.vis;
-        let skill_type = pascal(&sig.ident, "");
-        let doc = format!(
-            "The `{}` skill: use it with `.skill({skill_type})`.",
-            def.name
-        );
-        quote! {
-            #items
-            #[doc = #doc]
-            #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
-            #vis struct #skill_type;
-            impl #krate::IntoSkill<#input, #output> for #skill_type {
-                fn into_skill(self) -> #krate::Skill<#input, #output> {
-                    #skill
-                }
-            }
-        }
+    if !valid::no_self(&function.sig, "skill", &mut errors) {
+        let errors = errors.to_compile_errors();
+        return quote!(#function #errors);
+    }
+    let krate = krate(&attr.krate);
+    let sig = signature::read(&function.sig);
+    let sound =
+        valid::signature(&function.sig, "a skill", &mut errors) & valid::skill(&sig, &mut errors);
+    let generated = if sound {
+        let def = SkillDef::new(&attr, &function, &sig, krate.clone(), Target::Free);
+        free_skill(&def)
     } else {
-        quote!()
+        fallback::skill(&function, &krate)
     };
     let errors = errors.to_compile_errors();
     quote! {
@@ -85,26 +89,51 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
-pub(crate) fn skill_name(name: &Option<LitStr>, sig: &Signature) -> String {
-    name.as_ref()
-        .map(LitStr::value)
-        .unwrap_or_else(|| sig.ident.to_string().trim_start_matches("r#").to_string())
+/// The skill's type, turning into the skill with `.skill(Type)`.
+fn free_skill(def: &SkillDef) -> TokenStream {
+    let SkillParts {
+        items,
+        skill,
+        input,
+        output,
+    } = generate(def);
+    let krate = &def.krate;
+    let vis = &def.vis;
+    let skill_type = pascal(&def.sig.ident, "");
+    let doc = format!(
+        "The `{}` skill: use it with `.skill({skill_type})`.",
+        def.name
+    );
+    quote! {
+        #items
+        #[doc = #doc]
+        #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
+        #vis struct #skill_type;
+        impl #krate::IntoSkill<#input, #output> for #skill_type {
+            fn into_skill(self) -> #krate::Skill<#input, #output> {
+                #skill
+            }
+        }
+    }
 }
 
-/// The input struct (if any) and the `Skill::code(..)` expression. For a method, the expression
-/// expects `__this: Arc<Self>` in scope.
-pub(crate) fn generate(def: &SkillDef, errors: &mut Errors) -> SkillParts {
+/// The input struct (if any) and the `Skill::code(..)` expression, for a validated skill. For a
+/// method, the expression expects `__this: Arc<Self>` in scope.
+pub(crate) fn generate(def: &SkillDef) -> SkillParts {
     let SkillDef {
         krate, vis, sig, ..
     } = def;
     let values: Vec<_> = sig.values().collect();
-    let mut names: Vec<Ident> = Vec::new();
-    for (position, param) in values.iter().enumerate() {
-        names.push(param.ident.clone().unwrap_or_else(|| {
-            errors.at(&param.pat, "name this parameter with a plain identifier: it becomes a field of the skill's input");
-            format_ident!("__arg{}", position)
-        }));
-    }
+    let names: Vec<Ident> = values
+        .iter()
+        .enumerate()
+        .map(|(position, param)| {
+            param
+                .ident
+                .clone()
+                .unwrap_or_else(|| format_ident!("__arg{}", position))
+        })
+        .collect();
     let mut items = quote!();
     let (input, bind) = match values.as_slice() {
         [] => (quote!(()), quote!(let () = __input;)),
@@ -131,24 +160,16 @@ pub(crate) fn generate(def: &SkillDef, errors: &mut Errors) -> SkillParts {
             )
         }
     };
-    let mut call_args = Vec::new();
-    let mut value_index = 0;
-    for param in &sig.params {
-        match param.kind {
-            ParamKind::Value => {
-                let name = &names[value_index];
-                value_index += 1;
-                call_args.push(quote!(#name));
-            }
-            ParamKind::SkillContext => call_args.push(quote!(__ctx)),
-            ParamKind::ToolContext | ParamKind::InterceptContext => {
-                errors.at(
-                    &param.ty,
-                    "a skill receives `SkillContext<OUT>`, not `&ToolContext` or `&InterceptContext`",
-                );
-            }
-        }
-    }
+    let mut values = names.iter();
+    let call_args: Vec<TokenStream> = sig
+        .params
+        .iter()
+        .filter_map(|param| match param.kind {
+            ParamKind::Value => values.next().map(|name| quote!(#name)),
+            ParamKind::SkillContext => Some(quote!(__ctx)),
+            ParamKind::ToolContext | ParamKind::InterceptContext => None,
+        })
+        .collect();
     let function = &sig.ident;
     let (capture, call) = match (&def.target, &sig.receiver) {
         (Target::Free, _) => (quote!(), quote!(#function(#(#call_args),*))),

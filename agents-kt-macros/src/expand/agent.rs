@@ -1,0 +1,233 @@
+//! `#[agent]` on an impl block: gathers its `#[tool]`, `#[skill]` and interceptor methods,
+//! generates their types next to the block, and an `agent_builder` method registering them all
+//! in source order (registration order is execution order).
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::Attribute;
+
+use super::interceptor::{after_tool_allowance, method_registration};
+use super::skill::{SkillDef, SkillParts};
+use super::tool::{Target, ToolDef, tool_ident};
+use crate::ast::{FnItem, ImplBlock, ImplEntry};
+use crate::attr::{AgentAttr, InterceptorAttr, SkillAttr, ToolAttr, krate};
+use crate::errors::Errors;
+use crate::point::{Point, Stage};
+use crate::signature::{self, Signature};
+use crate::{fallback, valid};
+
+/// What one marked method is.
+pub(crate) enum Role {
+    Tool(ToolAttr),
+    Skill(SkillAttr),
+    Interceptor(Point),
+}
+
+/// A method with a role, its marker attribute removed.
+pub(crate) struct Marked {
+    pub role: Role,
+    pub method: FnItem,
+    pub sig: Signature,
+    /// Whether its signature passed validation.
+    pub sound: bool,
+}
+
+pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+    let mut errors = Errors::default();
+    let attr = AgentAttr::parse(args, &mut errors);
+    let mut block: ImplBlock = match syn::parse2(item.clone()) {
+        Ok(block) => block,
+        Err(error) => {
+            errors.push(syn::Error::new(
+                error.span(),
+                "#[agent] applies to an impl block: `#[agent] impl MyAgent { #[tool] fn … }`",
+            ));
+            let errors = errors.to_compile_errors();
+            return quote!(#item #errors);
+        }
+    };
+    valid::agent_block(&block, &mut errors);
+    let krate = krate(&attr.krate);
+    let self_ty = block.self_ty.clone();
+    let input = attr
+        .input
+        .clone()
+        .unwrap_or_else(|| syn::parse_quote!(::std::string::String));
+    let output = attr
+        .output
+        .clone()
+        .unwrap_or_else(|| syn::parse_quote!(::std::string::String));
+
+    let marked = gather(&mut block, &mut errors);
+    let registrable = valid::agent_tools(&marked, &mut errors);
+
+    let mut items = Vec::new();
+    let mut registrations = Vec::new();
+    let mut bounds = Vec::new();
+    for (entry, registrable) in marked.iter().zip(registrable) {
+        let target = || Target::Method {
+            self_ty: Box::new(self_ty.clone()),
+        };
+        match &entry.role {
+            Role::Tool(tool_attr) => {
+                let def = ToolDef::new(
+                    tool_attr,
+                    &entry.method,
+                    &entry.sig,
+                    krate.clone(),
+                    target(),
+                );
+                if !valid::tool_names_free(&entry.sig, &mut errors) {
+                    continue;
+                }
+                if !(entry.sound & valid::tool(&def, &mut errors)) {
+                    items.push(fallback::tool(&def));
+                    continue;
+                }
+                items.push(super::tool::generate(&def));
+                bounds.extend(def.bounds());
+                let tool = tool_ident(&entry.sig.ident);
+                registrations.push(quote! {
+                    .tool(#tool { agent: #krate::__private::Arc::clone(&__this) })
+                });
+            }
+            Role::Skill(skill_attr) => {
+                if !(entry.sound & valid::skill(&entry.sig, &mut errors)) {
+                    continue;
+                }
+                let def = SkillDef::new(
+                    skill_attr,
+                    &entry.method,
+                    &entry.sig,
+                    krate.clone(),
+                    target(),
+                );
+                let SkillParts {
+                    items: input_items,
+                    skill,
+                    input: skill_input,
+                    output: skill_output,
+                } = super::skill::generate(&def);
+                items.push(input_items);
+                // The skill is turned into the agent's `Skill<IN, OUT>` here, spanned at its
+                // name: a skill of other types is one error, at the method.
+                let name = &entry.sig.ident;
+                let same = super::respan(
+                    quote!(<#krate::Skill<#skill_input, #skill_output> as #krate::IntoSkill<#input, #output>>::into_skill),
+                    name.span(),
+                );
+                registrations.push(quote! {
+                    .skill({
+                        let __this = #krate::__private::Arc::clone(&__this);
+                        let _ = &__this;
+                        #same(#skill)
+                    })
+                });
+            }
+            Role::Interceptor(point) => {
+                if entry.sound
+                    & registrable
+                    & valid::interceptor(point, &entry.sig, &entry.method.sig, &mut errors)
+                {
+                    registrations.push(method_registration(
+                        &krate, point, &entry.sig, &self_ty, &output,
+                    ));
+                }
+            }
+        }
+    }
+    let builder = quote! {
+        impl #self_ty {
+            /// A builder for an agent named `name` with this value's tools, skills and
+            /// interceptors registered in source order; add a model and build it.
+            #[allow(clippy::redundant_clone)]
+            pub fn agent_builder(
+                self,
+                name: impl ::core::convert::Into<::std::string::String>,
+            ) -> #krate::AgentBuilder<#input, #output>
+            where #(#bounds,)*
+            {
+                let __this = #krate::__private::Arc::new(self);
+                let _ = &__this;
+                #krate::Agent::<#input, #output>::builder(name)
+                    #(#registrations)*
+            }
+        }
+    };
+    let errors = errors.to_compile_errors();
+    quote! {
+        #block
+        #(#items)*
+        #builder
+        #errors
+    }
+}
+
+/// Take the marked methods out of `block` (removing their marker attributes), in source order.
+fn gather(block: &mut ImplBlock, errors: &mut Errors) -> Vec<Marked> {
+    let mut marked = Vec::new();
+    for item in &mut block.items {
+        let ImplEntry::Fn(method) = item else {
+            continue;
+        };
+        let mut role = None;
+        let mut kept = Vec::new();
+        for attribute in method.attrs.drain(..) {
+            match marker(&attribute) {
+                Some(kind) if role.is_none() => role = Some((kind, attribute)),
+                Some(_) => errors.at(
+                    &attribute,
+                    "a method can have one role: tool, skill or interceptor",
+                ),
+                None => kept.push(attribute),
+            }
+        }
+        method.attrs = kept;
+        let Some((kind, attribute)) = role else {
+            continue;
+        };
+        signature::name_context_lifetime(&mut method.sig);
+        let args = match &attribute.meta {
+            syn::Meta::List(list) => list.tokens.clone(),
+            _ => TokenStream::new(),
+        };
+        let what = match kind.as_str() {
+            "tool" => "a tool",
+            "skill" => "a skill",
+            _ => "an interceptor",
+        };
+        let sound = valid::signature(&method.sig, what, errors);
+        let sig = signature::read(&method.sig);
+        let role = match kind.as_str() {
+            "tool" => Role::Tool(ToolAttr::parse(args, errors)),
+            "skill" => Role::Skill(SkillAttr::parse(args, errors)),
+            other => {
+                let parsed = InterceptorAttr::parse(args, other, Point::takes_tool(other), errors);
+                match Point::of(other, parsed.tool) {
+                    Some(point) => Role::Interceptor(point),
+                    None => continue,
+                }
+            }
+        };
+        if let Role::Interceptor(Point {
+            stage: Stage::After,
+            ..
+        }) = role
+        {
+            method.attrs.push(after_tool_allowance());
+        }
+        marked.push(Marked {
+            role,
+            method: (**method).clone(),
+            sig,
+            sound,
+        });
+    }
+    marked
+}
+
+/// Which marker attribute this is, by its last path segment.
+fn marker(attribute: &Attribute) -> Option<String> {
+    let last = attribute.path().segments.last()?.ident.to_string();
+    (last == "tool" || last == "skill" || Point::is_attribute(&last)).then_some(last)
+}
