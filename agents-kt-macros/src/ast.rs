@@ -107,7 +107,9 @@ impl Parse for ImplBlock {
             if FnItem::starts(&content) {
                 items.push(ImplEntry::Fn(Box::new(content.parse()?)));
             } else {
-                items.push(ImplEntry::Other(content.parse::<ImplItem>()?.into_token_stream()));
+                items.push(ImplEntry::Other(
+                    content.parse::<ImplItem>()?.into_token_stream(),
+                ));
             }
         }
         Ok(ImplBlock {

@@ -12,10 +12,16 @@ use crate::ToolError;
 /// A type a `#[tool]` function can take as a parameter. The generated impls over a tool's
 /// arguments are bounded on it (`for<'__p> T: ToolParam`, which rustc accepts on a non-generic
 /// impl), so a type that is not one breaks none of them: [`CheckToolParam`] reports it, once.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool parameter",
+    label = "the model sends tool arguments as JSON: derive `Deserialize`, `Serialize`, `JsonSchema`, `Clone` and `Debug` for this type",
+    note = "add `#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema, Clone, Debug)]` to `{Self}`, with `serde = {{ version = \"1\", features = [\"derive\"] }}` and `schemars = \"1\"` in Cargo.toml; the type must also be `Send + Sync + 'static`"
+)]
 pub trait ToolParam:
     DeserializeOwned + Serialize + JsonSchema + Clone + std::fmt::Debug + Send + Sync + 'static
 {
 }
+#[diagnostic::do_not_recommend]
 impl<T> ToolParam for T where
     T: DeserializeOwned + Serialize + JsonSchema + Clone + std::fmt::Debug + Send + Sync + 'static
 {
@@ -37,7 +43,13 @@ pub trait CheckToolParam {
 impl<T: ToolParam> CheckToolParam for T {}
 
 /// A type a `#[tool]` function can return; bounded on like [`ToolParam`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's output",
+    label = "a tool's result goes to the model as JSON, and a substitute may arrive as JSON: derive `Serialize` and `Deserialize` for this type",
+    note = "add `#[derive(serde::Serialize, serde::Deserialize)]` to `{Self}`, with `serde = {{ version = \"1\", features = [\"derive\"] }}` in Cargo.toml; the type must also be `Send + Sync + 'static`"
+)]
 pub trait ToolOutputType: Serialize + DeserializeOwned + Send + Sync + 'static {}
+#[diagnostic::do_not_recommend]
 impl<T: Serialize + DeserializeOwned + Send + Sync + 'static> ToolOutputType for T {}
 
 /// The one check of a tool's output type, like [`CheckToolParam`].

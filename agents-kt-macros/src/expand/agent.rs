@@ -85,8 +85,10 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                     continue;
                 }
                 items.push(super::tool::generate(&def));
-                bounds.extend(def.bounds());
                 let tool = tool_ident(&entry.sig.ident);
+                // The builder exists when the tool does: a tool whose types fail its check is
+                // reported there, not again inside the builder.
+                bounds.push(quote!(for<'__p> #tool: #krate::Tool));
                 registrations.push(quote! {
                     .tool(#tool { agent: #krate::__private::Arc::clone(&__this) })
                 });

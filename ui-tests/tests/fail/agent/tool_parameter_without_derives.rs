@@ -1,0 +1,23 @@
+//! An `#[agent]` tool whose parameter type lacks derives: one error at the type, and nothing
+//! inside the generated code; calling the block's `agent_builder` (which exists only when every
+//! tool does) repeats it once, at the call, in the same words.
+use agents_kt::prelude::*;
+
+pub struct Point {
+    pub x: f64,
+}
+
+pub struct Desk;
+
+#[agent]
+impl Desk {
+    /// Distance from the origin.
+    #[tool]
+    fn distance(&self, point: Point) -> f64 {
+        point.x.abs()
+    }
+}
+
+fn main() {
+    let _ = Desk.agent_builder("desk");
+}
