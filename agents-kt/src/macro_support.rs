@@ -305,3 +305,17 @@ pub fn args_schema(
     }
     schema
 }
+
+/// `Debug` of a `#[tool]`'s arguments, written like the derive's output: one shared function
+/// instead of a builder chain per tool.
+pub fn debug_struct(
+    f: &mut std::fmt::Formatter<'_>,
+    name: &str,
+    fields: &[(&str, &dyn std::fmt::Debug)],
+) -> std::fmt::Result {
+    let mut debug = f.debug_struct(name);
+    for (field, value) in fields {
+        debug.field(field, value);
+    }
+    debug.finish()
+}

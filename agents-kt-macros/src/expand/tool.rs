@@ -327,9 +327,9 @@ fn args_struct(def: &ToolDef, args: &Ident, fields: &[TokenStream]) -> TokenStre
 
         impl ::core::fmt::Debug for #args where #(#bounds,)* {
             fn fmt(&self, __f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                __f.debug_struct(#label)
-                    #(.field(#field_labels, &self.#names))*
-                    .finish()
+                #krate::__private::debug_struct(__f, #label, &[
+                    #((#field_labels, &self.#names as &dyn ::core::fmt::Debug),)*
+                ])
             }
         }
     }
