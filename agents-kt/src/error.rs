@@ -172,6 +172,19 @@ pub enum BuildError {
         /// The tool.
         tool: String,
     },
+    /// A remote tool was bound to Rust types under one name and registered under another (a
+    /// `.prefix(..)` given after `.bind::<..>()`).
+    #[error(
+        "`{binding}` binds the remote tool as '{bound}', but it is registered as '{registered}': prefix the toolset before binding, and bind the prefixed name"
+    )]
+    BoundToolRenamed {
+        /// The binding's type.
+        binding: String,
+        /// The name it binds.
+        bound: String,
+        /// The name the tool is registered under.
+        registered: String,
+    },
     /// A typed interceptor was written for another tool type that happens to share the name.
     #[error(
         "the interceptor for tool '{tool}' was written for a different tool type with the same name"

@@ -91,7 +91,9 @@ pub use interceptor::{
 #[cfg(feature = "mcp")]
 pub use mcp::{McpClient, McpHttpServer, McpServeError, McpServer, McpServerBuilder};
 #[cfg(feature = "mcp-client")]
-pub use mcp_client::{McpClientError, McpHttp, McpStdio, McpToolset};
+pub use mcp_client::{
+    McpClientError, McpHttp, McpStdio, McpToolset, RemoteBinding, RemoteToolBinding,
+};
 pub use message::{ChatChunk, ChatRequest, ChatResponse, Message, Role, ToolCall, ToolSpec, Usage};
 pub use model::{ChatStream, ModelClient, ModelError, Reply, ResponseAssembler, ScriptedModel};
 #[cfg(feature = "anthropic")]

@@ -2,6 +2,7 @@
 //! recorded (so a test can prove a tool did or did not run), and a recorder for observers.
 
 pub mod counting;
+pub mod ledger;
 pub mod llama;
 
 use std::borrow::Cow;

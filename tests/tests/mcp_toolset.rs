@@ -10,47 +10,9 @@
 
 use agents_kt::prelude::*;
 use agents_kt::{BuildError, McpToolset};
+use agents_kt_tests::ledger::{ledger, python_path, rand_suffix, received};
 use agents_kt_tests::{PATHS, drive};
 use serde_json::{Value, json};
-
-/// The PyPI `mcp` install, or `None` (after saying why) when it is not there.
-fn python_path() -> Option<String> {
-    match std::env::var("MCP_PYTHONPATH") {
-        Ok(dir) => Some(dir),
-        Err(_) => {
-            let required = std::env::var("AGENTS_KT_REQUIRE_MCP_CLIENTS").is_ok_and(|v| v == "1");
-            assert!(
-                !required,
-                "AGENTS_KT_REQUIRE_MCP_CLIENTS=1 but MCP_PYTHONPATH is not set"
-            );
-            eprintln!("skipping: run `eval \"$(scripts/mcp-clients.sh)\"` for the FastMCP server");
-            None
-        }
-    }
-}
-
-/// The ledger server, connected; and the file where it logs every call it receives.
-async fn ledger(python_path: &str) -> (McpToolset, std::path::PathBuf) {
-    let calls = std::env::temp_dir().join(format!(
-        "agents-kt-ledger-{}-{}.jsonl",
-        std::process::id(),
-        rand_suffix()
-    ));
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/mcp-servers/ledger_server.py");
-    let set = McpToolset::stdio("python3")
-        .arg(script)
-        .arg(calls.display().to_string())
-        .env("PYTHONPATH", python_path)
-        .connect()
-        .await
-        .expect("the ledger server starts and lists its tools");
-    (set, calls)
-}
-
-fn rand_suffix() -> u64 {
-    use std::hash::{BuildHasher, RandomState};
-    RandomState::new().hash_one(std::time::SystemTime::now())
-}
 
 /// A Rust tool named like one of the ledger's.
 struct Balance;
@@ -69,15 +31,6 @@ impl agents_kt::Tool for Balance {
     ) -> Result<String, ToolError> {
         Ok("local".into())
     }
-}
-
-/// What the server received, in order.
-fn received(calls: &std::path::Path) -> Vec<Value> {
-    std::fs::read_to_string(calls)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|line| serde_json::from_str(line).ok())
-        .collect()
 }
 
 #[tokio::test]

@@ -37,7 +37,7 @@ enum ToolStage {
 }
 
 /// A tool interceptor or gate as registered: for one tool by name (typed), or for every tool.
-struct ToolEntry {
+pub(crate) struct ToolEntry {
     stage: ToolStage,
     /// `Some(name)`: typed, for the tool of that name; `None`: dynamic, for every tool.
     tool: Option<&'static str>,
@@ -204,7 +204,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
     /// [`BuildError::DuplicateTool`].
     #[cfg(feature = "mcp-client")]
     pub fn toolset(mut self, set: crate::McpToolset) -> Self {
-        for (name, listed, call) in set.registrations() {
+        for (name, listed, call, bound) in set.registrations() {
             // Registered once per agent build; the name lives as long as the tool may be called.
             let name: &'static str = Box::leak(name.into_boxed_str());
             let source = format!(
@@ -212,11 +212,29 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
                 set.server(),
                 listed.remote_name
             );
-            let pending: PendingTool = Box::new(move |entries: &[ToolEntry]| {
-                let spec = spec(name, listed.description, listed.input_schema, None)?;
-                let chains = chains_for::<crate::mcp_client::RemoteCall>(entries, name)?;
-                Ok(Arc::new(ToolRuntime::named(name, call, spec, chains)) as Arc<dyn ErasedTool>)
-            });
+            let pending: PendingTool = match bound {
+                // A binding names its tool by the registered name: a prefix given after the
+                // binding renamed it, and its typed interceptors would guard nothing.
+                Some(bound) if bound.name != name => {
+                    self.errors.push(BuildError::BoundToolRenamed {
+                        binding: bound.type_name.to_string(),
+                        bound: bound.name.to_string(),
+                        registered: name.to_string(),
+                    });
+                    continue;
+                }
+                Some(bound) => Box::new(move |entries: &[ToolEntry]| {
+                    let spec = spec(name, listed.description.clone(), listed.input_schema, None)?;
+                    let remote = crate::RemoteBinding::new(call, &listed.description);
+                    (bound.register)(name, remote, spec, entries)
+                }),
+                None => Box::new(move |entries: &[ToolEntry]| {
+                    let spec = spec(name, listed.description, listed.input_schema, None)?;
+                    let chains = chains_for::<crate::mcp_client::RemoteCall>(entries, name)?;
+                    Ok(Arc::new(ToolRuntime::named(name, call, spec, chains))
+                        as Arc<dyn ErasedTool>)
+                }),
+            };
             self.tools.push((name, source, pending));
         }
         self
@@ -610,6 +628,19 @@ fn check_skills<IN, OUT>(
 /// and every dynamic one, each adapted to the chain's [`Viewed`](crate::tool::view::Viewed)
 /// values.
 /// The chains of the tool named `tool` (`T::NAME` for a Rust tool).
+/// A remote tool bound to `B`'s types, as [`McpToolset::bind`](crate::McpToolset::bind) registers
+/// it: `B`'s typed interceptors, gates and after-interceptors join its chains like a Rust tool's.
+#[cfg(feature = "mcp-client")]
+pub(crate) fn register_bound<B: crate::RemoteToolBinding>(
+    name: &'static str,
+    remote: crate::RemoteBinding,
+    spec: ToolSpec,
+    entries: &[ToolEntry],
+) -> Result<Arc<dyn ErasedTool>, BuildError> {
+    let chains = chains_for::<B>(entries, name)?;
+    Ok(Arc::new(ToolRuntime::named(name, B::bind(remote), spec, chains)) as Arc<dyn ErasedTool>)
+}
+
 fn chains_for<T: Tool>(
     entries: &[ToolEntry],
     tool: &'static str,

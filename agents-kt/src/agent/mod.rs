@@ -8,6 +8,8 @@ pub(crate) mod run;
 mod session;
 
 pub use builder::AgentBuilder;
+#[cfg(feature = "mcp-client")]
+pub(crate) use builder::{ToolEntry, register_bound};
 pub use session::{AgentSession, EventStream};
 
 use std::collections::HashMap;

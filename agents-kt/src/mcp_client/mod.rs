@@ -8,6 +8,7 @@
 //! `run`, `session` and code skills. A remote `isError` result reaches the model as
 //! `ERROR: Tool '<name>' failed: <text>`; structured content is kept.
 
+mod binding;
 mod connection;
 mod remote;
 
@@ -23,7 +24,28 @@ use connection::{Connect, Connection, Service};
 use serde_json::Value;
 use tokio::io::AsyncBufReadExt;
 
+pub use binding::{RemoteBinding, RemoteToolBinding};
 pub(crate) use remote::RemoteCall;
+
+/// Registers a bound remote tool on an agent being built: `AgentBuilder` supplies the function,
+/// instantiated for the binding's type, so the toolset need not know the builder's internals.
+pub(crate) type RegisterBound =
+    fn(
+        &'static str,
+        RemoteBinding,
+        crate::ToolSpec,
+        &[crate::agent::ToolEntry],
+    ) -> Result<Arc<dyn crate::tool::runtime::ErasedTool>, crate::BuildError>;
+
+/// A remote tool bound to Rust types, by [`McpToolset::bind`].
+#[derive(Clone)]
+pub(crate) struct Bound {
+    /// The name the binding's type gives (`Tool::NAME`): the tool's registered name.
+    pub name: &'static str,
+    /// The binding's type, for messages.
+    pub type_name: &'static str,
+    pub register: RegisterBound,
+}
 
 /// Why connecting to an MCP server failed.
 #[derive(Debug, thiserror::Error)]
@@ -62,6 +84,10 @@ pub struct McpToolset {
     prefix: Option<String>,
 }
 
+/// What [`McpToolset::registrations`] gives per tool: its registered name, the server's listing,
+/// the untyped call, and its binding if it has one.
+pub(crate) type Registration = (String, RemoteTool, RemoteCall, Option<Bound>);
+
 impl std::fmt::Debug for McpToolset {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpToolset")
@@ -71,12 +97,13 @@ impl std::fmt::Debug for McpToolset {
     }
 }
 
-/// A tool as the server listed it.
-#[derive(Debug, Clone)]
+/// A tool as the server listed it, and its binding to Rust types if it has one.
+#[derive(Clone)]
 pub(crate) struct RemoteTool {
     pub remote_name: Arc<str>,
     pub description: String,
     pub input_schema: Value,
+    pub bound: Option<Bound>,
 }
 
 /// A server to start and speak to over its stdin and stdout, before it is connected.
@@ -169,8 +196,91 @@ impl McpToolset {
         }
     }
 
-    /// Each tool with its registered name and the call that runs it.
-    pub(crate) fn registrations(&self) -> Vec<(String, RemoteTool, RemoteCall)> {
+    /// Bind the remote tool registered as `B::NAME` to `B`'s Rust types (`B` comes from
+    /// [`remote_tool!`](crate::remote_tool)), so interceptors, gates and after-interceptors can
+    /// be written for it with the compiler checking their types, as for a Rust tool. `B::NAME` is
+    /// the registered name: with [`prefix`](Self::prefix), prefix first and bind
+    /// `"<prefix>_<name>"`.
+    ///
+    /// The arguments type is checked against the server's input schema now: a property the
+    /// server requires that `B::Args` lacks or makes optional, a property the server does not
+    /// take, or a JSON type that differs is an error naming the property. (The model is still
+    /// shown the server's schema, and the server's result is read as `B::Output` on every call:
+    /// a result that does not fit fails that call.)
+    ///
+    /// ```no_run
+    /// use agents_kt::prelude::*;
+    /// use agents_kt::McpToolset;
+    ///
+    /// /// The filesystem server's `write_file` arguments.
+    /// #[derive(Clone, Debug, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+    /// pub struct WriteFileArgs {
+    ///     pub path: String,
+    ///     pub content: String,
+    /// }
+    ///
+    /// agents_kt::remote_tool! {
+    ///     /// The filesystem server's `write_file`, typed.
+    ///     pub struct WriteFile("write_file"): WriteFileArgs => serde_json::Value;
+    /// }
+    ///
+    /// /// Writes stay in /srv/notes.
+    /// #[gate(WriteFile)]
+    /// fn notes_only(args: &WriteFileArgs) -> Verdict {
+    ///     if args.path.starts_with("/srv/notes/") { Verdict::Allow } else { Verdict::deny("outside /srv/notes") }
+    /// }
+    ///
+    /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+    /// let files = McpToolset::stdio("npx")
+    ///     .args(["-y", "@modelcontextprotocol/server-filesystem", "/srv/notes"])
+    ///     .connect()
+    ///     .await?
+    ///     .bind::<WriteFile>()?;
+    /// let agent = Agent::<String, String>::builder("notes")
+    ///     .model(ScriptedModel::default())
+    ///     .toolset(files)
+    ///     .gate_tool_call(notes_only)
+    ///     .build()?;
+    /// # let _ = agent; Ok(()) }
+    /// ```
+    #[allow(clippy::result_large_err)]
+    pub fn bind<B: RemoteToolBinding>(mut self) -> Result<Self, McpClientError> {
+        let registered: Vec<String> = self.names();
+        let Some(index) = registered.iter().position(|name| name == B::NAME) else {
+            return Err(self.failed(format!(
+                "`{}` binds the tool `{}`, which is not among the server's tools as registered here: {}",
+                std::any::type_name::<B>(),
+                B::NAME,
+                registered.join(", ")
+            )));
+        };
+        let ours = serde_json::to_value(schemars::schema_for!(B::Args)).unwrap_or(Value::Null);
+        let tool = &mut self.tools[index];
+        if let Err(reason) = binding::fits(&ours, &tool.input_schema) {
+            let reason = format!(
+                "`{}` does not fit the tool `{}`: {reason}",
+                std::any::type_name::<B::Args>(),
+                B::NAME
+            );
+            return Err(self.failed(reason));
+        }
+        tool.bound = Some(Bound {
+            name: B::NAME,
+            type_name: std::any::type_name::<B>(),
+            register: crate::agent::register_bound::<B>,
+        });
+        Ok(self)
+    }
+
+    fn failed(&self, reason: String) -> McpClientError {
+        McpClientError {
+            server: self.server.clone(),
+            reason,
+        }
+    }
+
+    /// Each tool with its registered name, the call that runs it, and its binding if any.
+    pub(crate) fn registrations(&self) -> Vec<Registration> {
         self.tools
             .iter()
             .map(|tool| {
@@ -178,7 +288,7 @@ impl McpToolset {
                     connection: Arc::clone(&self.connection),
                     remote_name: Arc::clone(&tool.remote_name),
                 };
-                (self.name_of(tool), tool.clone(), call)
+                (self.name_of(tool), tool.clone(), call, tool.bound.clone())
             })
             .collect()
     }
@@ -320,6 +430,7 @@ async fn connected(server: String, connect: Connect) -> Result<McpToolset, McpCl
             remote_name: Arc::from(tool.name.as_ref()),
             description: tool.description.map(|d| d.to_string()).unwrap_or_default(),
             input_schema: Value::Object((*tool.input_schema).clone()),
+            bound: None,
         })
         .collect();
     Ok(McpToolset {
