@@ -9,7 +9,7 @@ import json
 import os
 import sys
 
-from mcp.server.fastmcp import FastMCP
+from mcp.server.fastmcp import Context, FastMCP
 
 calls_file = sys.argv[1]
 server = FastMCP("ledger")
@@ -58,6 +58,31 @@ def crash() -> str:
     """Stop the server's process at once, as a crash would."""
     record("crash", {})
     os._exit(3)
+
+
+def freeze_account(account: str) -> str:
+    """Freeze an account (added by `reorganize`)."""
+    record("freeze_account", {"account": account})
+    return f"{account} frozen"
+
+
+def transfer_in_units(source: str, target: str, units: str) -> str:
+    """Move money between accounts, in units (replaces `transfer` after `reorganize`)."""
+    record("transfer", {"source": source, "target": target, "units": units})
+    return f"moved {units}"
+
+
+@server.tool()
+async def reorganize(ctx: Context) -> str:
+    """Change the tool list: `close_account` goes, `freeze_account` comes, and `transfer`
+    takes other arguments; then tell the client (`notifications/tools/list_changed`)."""
+    record("reorganize", {})
+    server.remove_tool("close_account")
+    server.add_tool(freeze_account)
+    server.remove_tool("transfer")
+    server.add_tool(transfer_in_units, name="transfer")
+    await ctx.session.send_tool_list_changed()
+    return "reorganized"
 
 
 if __name__ == "__main__":

@@ -41,11 +41,18 @@ async fn a_servers_tools_are_listed_filtered_prefixed_and_clash_with_rust_tools_
     let (set, _) = ledger(&python_path).await;
     assert_eq!(
         set.names(),
-        ["balance", "transfer", "close_account", "audit", "crash"]
+        [
+            "balance",
+            "transfer",
+            "close_account",
+            "audit",
+            "crash",
+            "reorganize"
+        ]
     );
     let picked = set
         .clone()
-        .except(["close_account", "audit", "crash"])
+        .except(["close_account", "audit", "crash", "reorganize"])
         .prefix("bank");
     assert_eq!(picked.names(), ["bank_balance", "bank_transfer"]);
     assert_eq!(set.clone().only(["balance"]).names(), ["balance"]);
@@ -578,4 +585,90 @@ async fn the_npm_filesystem_server_behind_a_gate_a_denied_write_never_touches_th
         );
     }
     let _ = std::fs::remove_dir_all(&root);
+}
+
+#[tokio::test]
+async fn a_changed_tool_list_is_re_read_and_a_gone_or_changed_tool_is_never_sent_a_call() {
+    let Some(python_path) = python_path() else {
+        return;
+    };
+    let (set, calls) = ledger(&python_path).await;
+    let model = ScriptedModel::new([
+        Reply::tool_calls([("reorganize", json!({}))]),
+        Reply::text("reorganized"),
+        Reply::tool_calls([
+            ("close_account", json!({"account": "acc-1"})),
+            (
+                "transfer",
+                json!({"source": "acc-1", "target": "acc-2", "cents": 5}),
+            ),
+            ("balance", json!({"account": "acc-1"})),
+        ]),
+        Reply::text("done"),
+    ]);
+    let agent = Agent::<String, String>::builder("bank")
+        .model(model.clone())
+        .toolset(set.clone())
+        .build()
+        .unwrap();
+    agent.run("reorganize".into()).await.unwrap();
+    // The server announced `notifications/tools/list_changed`; the client re-reads the list.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let relisted = loop {
+        let relisted = set.relisted();
+        if relisted.names().contains(&"freeze_account".to_string()) {
+            break relisted;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the new list was never read: {:?}",
+            relisted.names()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    };
+    assert!(!relisted.names().contains(&"close_account".to_string()));
+
+    // The agent built before the change keeps its tools, but sends nothing to a tool that is gone
+    // or whose arguments changed: the model wrote them for the old schema.
+    agent.run("pay".into()).await.unwrap();
+    let told: Vec<String> = model.requests()[3]
+        .messages
+        .iter()
+        .filter(|m| m.role == agents_kt::Role::Tool)
+        .map(|m| m.content.clone())
+        .collect();
+    assert!(
+        told[0].starts_with("ERROR: Tool 'close_account' failed: the MCP server no longer lists the tool `close_account`"),
+        "{}",
+        told[0]
+    );
+    assert!(
+        told[1].starts_with(
+            "ERROR: Tool 'transfer' failed: the MCP server changed the input schema of `transfer`"
+        ),
+        "{}",
+        told[1]
+    );
+    assert!(told[2].contains("acc-1: 100.00 USD"), "{}", told[2]);
+    let tools: Vec<String> = received(&calls)
+        .iter()
+        .map(|call| call["tool"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(tools, ["reorganize", "balance"], "nothing stale was sent");
+
+    // An agent built from the new list offers it, and calls the new tool.
+    let model = ScriptedModel::new([
+        Reply::tool_calls([("freeze_account", json!({"account": "acc-3"}))]),
+        Reply::text("frozen"),
+    ]);
+    let agent = Agent::<String, String>::builder("bank")
+        .model(model.clone())
+        .toolset(relisted)
+        .build()
+        .unwrap();
+    agent.run("freeze".into()).await.unwrap();
+    assert_eq!(
+        received(&calls).last().map(|call| call["tool"].clone()),
+        Some(json!("freeze_account"))
+    );
 }

@@ -10,8 +10,9 @@ use futures::future::BoxFuture;
 use rmcp::service::{RoleClient, RunningService};
 
 use super::McpClientError;
+use super::listing::{Listing, Notices};
 
-pub(crate) type Service = RunningService<RoleClient, ()>;
+pub(crate) type Service = RunningService<RoleClient, Notices>;
 
 /// Starts (or reaches) the server and completes the MCP handshake.
 pub(crate) type Connect =
@@ -24,13 +25,16 @@ const FIRST_BACKOFF: Duration = Duration::from_millis(100);
 pub(crate) struct Connection {
     connect: Connect,
     current: tokio::sync::Mutex<Arc<Service>>,
+    /// What the server lists now (shared with every service's [`Notices`]).
+    pub listing: Arc<Listing>,
 }
 
 impl Connection {
-    pub(crate) fn new(connect: Connect, first: Service) -> Self {
+    pub(crate) fn new(connect: Connect, first: Service, listing: Arc<Listing>) -> Self {
         Connection {
             connect,
             current: tokio::sync::Mutex::new(Arc::new(first)),
+            listing,
         }
     }
 
@@ -46,6 +50,13 @@ impl Connection {
             match (self.connect)().await {
                 Ok(service) => {
                     tracing::info!(attempt, "reconnected to the MCP server");
+                    // A restarted server may list other tools: calls are checked against these.
+                    match service.list_all_tools().await {
+                        Ok(tools) => self.listing.replace(&tools),
+                        Err(error) => {
+                            tracing::warn!(%error, "re-listing the reconnected MCP server's tools failed")
+                        }
+                    }
                     *current = Arc::new(service);
                     return Ok(Arc::clone(&current));
                 }

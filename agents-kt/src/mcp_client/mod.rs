@@ -10,6 +10,7 @@
 
 mod binding;
 mod connection;
+mod listing;
 mod remote;
 
 use std::process::Stdio;
@@ -21,6 +22,7 @@ use rmcp::service::RoleClient;
 use rmcp::transport::TokioChildProcess;
 
 use connection::{Connect, Connection, Service};
+use listing::{Listing, Notices};
 use serde_json::Value;
 use tokio::io::AsyncBufReadExt;
 
@@ -106,6 +108,17 @@ pub(crate) struct RemoteTool {
     pub bound: Option<Bound>,
 }
 
+impl RemoteTool {
+    fn listed(tool: &rmcp::model::Tool) -> Self {
+        RemoteTool {
+            remote_name: Arc::from(tool.name.as_ref()),
+            description: tool.description.as_deref().unwrap_or_default().to_string(),
+            input_schema: Value::Object((*tool.input_schema).clone()),
+            bound: None,
+        }
+    }
+}
+
 /// A server to start and speak to over its stdin and stdout, before it is connected.
 #[derive(Debug, Clone)]
 pub struct McpStdio {
@@ -182,6 +195,21 @@ impl McpToolset {
     /// The server: its command line.
     pub fn server(&self) -> &str {
         &self.server
+    }
+
+    /// This toolset with the tools the server lists now, on the same connection and prefix (no
+    /// filter, no binding: apply them again). The server's list is re-read whenever it announces
+    /// a change (`notifications/tools/list_changed`) and when it is reconnected. Agents keep the
+    /// tools they were built with — a call of one the server no longer lists, or whose input
+    /// schema changed, is refused before it is sent — so build a new agent from this to offer
+    /// the new list.
+    pub fn relisted(&self) -> McpToolset {
+        McpToolset {
+            server: self.server.clone(),
+            connection: Arc::clone(&self.connection),
+            tools: self.connection.listing.tools(),
+            prefix: self.prefix.clone(),
+        }
     }
 
     /// The names the tools are registered under (prefixed), in the server's order.
@@ -287,6 +315,7 @@ impl McpToolset {
                 let call = RemoteCall {
                     connection: Arc::clone(&self.connection),
                     remote_name: Arc::clone(&tool.remote_name),
+                    schema: Arc::new(tool.input_schema.clone()),
                 };
                 (self.name_of(tool), tool.clone(), call, tool.bound.clone())
             })
@@ -321,15 +350,18 @@ impl McpStdio {
             .collect::<Vec<_>>()
             .join(" ");
         let label = server.clone();
+        let listing = Arc::new(Listing::default());
+        let notices = Arc::clone(&listing);
         let connect: Connect = Arc::new(move || {
             let spec = self.clone();
             let server = label.clone();
-            async move { spec.start(server).await }.boxed()
+            let listing = Arc::clone(&notices);
+            async move { spec.start(server, listing).await }.boxed()
         });
-        connected(server, connect).await
+        connected(server, connect, listing).await
     }
 
-    async fn start(self, server: String) -> Result<Service, McpClientError> {
+    async fn start(self, server: String, listing: Arc<Listing>) -> Result<Service, McpClientError> {
         let failed = |reason: String| McpClientError {
             server: server.clone(),
             reason,
@@ -349,7 +381,7 @@ impl McpStdio {
                 }
             });
         }
-        handshake(&server, transport).await
+        handshake(&server, transport, listing).await
     }
 }
 
@@ -370,14 +402,17 @@ impl McpHttp {
     /// later (the server restarted, the session expired), the next call opens a new one.
     pub async fn connect(self) -> Result<McpToolset, McpClientError> {
         let server = self.url.clone();
+        let listing = Arc::new(Listing::default());
+        let notices = Arc::clone(&listing);
         let connect: Connect = Arc::new(move || {
             let spec = self.clone();
-            async move { spec.open().await }.boxed()
+            let listing = Arc::clone(&notices);
+            async move { spec.open(listing).await }.boxed()
         });
-        connected(server, connect).await
+        connected(server, connect, listing).await
     }
 
-    async fn open(self) -> Result<Service, McpClientError> {
+    async fn open(self, listing: Arc<Listing>) -> Result<Service, McpClientError> {
         use rmcp::transport::StreamableHttpClientTransport;
         use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
         let failed = |reason: String| McpClientError {
@@ -398,24 +433,36 @@ impl McpHttp {
             config = config.auth_header(token.clone());
         }
         let transport = StreamableHttpClientTransport::with_client(reqwest::Client::new(), config);
-        handshake(&self.url, transport).await
+        handshake(&self.url, transport, listing).await
     }
 }
 
-/// The MCP handshake over `transport`.
-async fn handshake<T, E, A>(server: &str, transport: T) -> Result<Service, McpClientError>
+/// The MCP handshake over `transport`; the client re-lists the server's tools into `listing`
+/// whenever the server says they changed.
+async fn handshake<T, E, A>(
+    server: &str,
+    transport: T,
+    listing: Arc<Listing>,
+) -> Result<Service, McpClientError>
 where
     T: rmcp::transport::IntoTransport<RoleClient, E, A> + Send + 'static,
     E: std::error::Error + Send + Sync + 'static,
 {
-    ().serve(transport).await.map_err(|error| McpClientError {
-        server: server.to_string(),
-        reason: format!("the MCP handshake failed: {error}"),
-    })
+    Notices { listing }
+        .serve(transport)
+        .await
+        .map_err(|error| McpClientError {
+            server: server.to_string(),
+            reason: format!("the MCP handshake failed: {error}"),
+        })
 }
 
 /// The first connection, then every page of the server's tools.
-async fn connected(server: String, connect: Connect) -> Result<McpToolset, McpClientError> {
+async fn connected(
+    server: String,
+    connect: Connect,
+    listing: Arc<Listing>,
+) -> Result<McpToolset, McpClientError> {
     let service = connect().await?;
     let listed = service
         .list_all_tools()
@@ -424,18 +471,11 @@ async fn connected(server: String, connect: Connect) -> Result<McpToolset, McpCl
             server: server.clone(),
             reason: format!("tools/list failed: {error}"),
         })?;
-    let tools = listed
-        .into_iter()
-        .map(|tool| RemoteTool {
-            remote_name: Arc::from(tool.name.as_ref()),
-            description: tool.description.map(|d| d.to_string()).unwrap_or_default(),
-            input_schema: Value::Object((*tool.input_schema).clone()),
-            bound: None,
-        })
-        .collect();
+    listing.replace(&listed);
+    let tools = listing.tools();
     Ok(McpToolset {
         server,
-        connection: Arc::new(Connection::new(connect, service)),
+        connection: Arc::new(Connection::new(connect, service, listing)),
         tools,
         prefix: None,
     })

@@ -12,6 +12,7 @@ use rmcp::model::{
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient};
 
 use super::connection::Connection;
+use super::listing::Unlisted;
 use serde_json::Value;
 
 use crate::{Tool, ToolContext, ToolError};
@@ -22,6 +23,8 @@ pub(crate) struct RemoteCall {
     pub connection: Arc<Connection>,
     /// The server's name for the tool (before any prefix).
     pub remote_name: Arc<str>,
+    /// The input schema it was registered with: the one the model writes arguments for.
+    pub schema: Arc<Value>,
 }
 
 impl Tool for RemoteCall {
@@ -56,6 +59,27 @@ impl Tool for RemoteCall {
             self.connection.live().await.map_err(|error| {
                 ToolError::new(format!("the MCP server is unreachable: {error}"))
             })?;
+        // Checked against what the server lists now, after any reconnection (see `listing`):
+        // never send arguments to a tool that is gone, or that now takes something else.
+        match self
+            .connection
+            .listing
+            .check(&self.remote_name, &self.schema)
+        {
+            Err(Unlisted::Gone) => {
+                return Err(ToolError::new(format!(
+                    "the MCP server no longer lists the tool `{}` (its tool list changed after this agent was built); the call was not sent",
+                    self.remote_name
+                )));
+            }
+            Err(Unlisted::Changed) => {
+                return Err(ToolError::new(format!(
+                    "the MCP server changed the input schema of `{}` after this agent was built; the call was not sent (build the agent again to use the new one)",
+                    self.remote_name
+                )));
+            }
+            Ok(()) => {}
+        }
         let handle = service
             .peer()
             .send_cancellable_request(

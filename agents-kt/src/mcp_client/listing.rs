@@ -1,0 +1,87 @@
+//! What the server lists now. The toolset is registered on agents with the listing it had when
+//! connected; the server may change its tools later (it says so with
+//! `notifications/tools/list_changed`, and a restarted server may list others). The live listing
+//! is re-read then, and every call is checked against it before it is sent: a tool the server no
+//! longer lists, or whose input schema changed since the agent was built (the model wrote its
+//! arguments for the old one), is refused with a clear error rather than sent.
+
+use std::sync::{Arc, RwLock};
+
+use rmcp::handler::client::ClientHandler;
+use rmcp::service::{NotificationContext, RoleClient};
+use serde_json::Value;
+
+use super::RemoteTool;
+
+/// The server's tools as last listed, in its order.
+#[derive(Default)]
+pub(crate) struct Listing {
+    tools: RwLock<Vec<RemoteTool>>,
+}
+
+/// Why a call may not be sent.
+pub(crate) enum Unlisted {
+    /// The server no longer lists the tool.
+    Gone,
+    /// It lists it with another input schema.
+    Changed,
+}
+
+impl Listing {
+    /// Take the server's new list.
+    pub(crate) fn replace(&self, tools: &[rmcp::model::Tool]) {
+        let listed = tools.iter().map(RemoteTool::listed).collect();
+        *self
+            .tools
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = listed;
+    }
+
+    /// Whether the server still lists `name` with the input schema `schema`.
+    pub(crate) fn check(&self, name: &str, schema: &Value) -> Result<(), Unlisted> {
+        let tools = self
+            .tools
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        match tools.iter().find(|tool| *tool.remote_name == *name) {
+            None => Err(Unlisted::Gone),
+            Some(tool) if tool.input_schema != *schema => Err(Unlisted::Changed),
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// The tools the server lists now.
+    pub(crate) fn tools(&self) -> Vec<RemoteTool> {
+        self.tools
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+}
+
+/// The client's side of a connection: re-lists the server's tools when it says they changed.
+pub(crate) struct Notices {
+    pub listing: Arc<Listing>,
+}
+
+impl ClientHandler for Notices {
+    fn on_tool_list_changed(
+        &self,
+        context: NotificationContext<RoleClient>,
+    ) -> impl Future<Output = ()> + Send + '_ {
+        async move {
+            match context.peer.list_all_tools().await {
+                Ok(tools) => {
+                    tracing::info!(
+                        tools = tools.len(),
+                        "the MCP server's tool list changed; re-listed"
+                    );
+                    self.listing.replace(&tools);
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "the MCP server's tool list changed, but re-listing it failed")
+                }
+            }
+        }
+    }
+}
