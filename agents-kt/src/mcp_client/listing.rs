@@ -65,22 +65,17 @@ pub(crate) struct Notices {
 }
 
 impl ClientHandler for Notices {
-    fn on_tool_list_changed(
-        &self,
-        context: NotificationContext<RoleClient>,
-    ) -> impl Future<Output = ()> + Send + '_ {
-        async move {
-            match context.peer.list_all_tools().await {
-                Ok(tools) => {
-                    tracing::info!(
-                        tools = tools.len(),
-                        "the MCP server's tool list changed; re-listed"
-                    );
-                    self.listing.replace(&tools);
-                }
-                Err(error) => {
-                    tracing::warn!(%error, "the MCP server's tool list changed, but re-listing it failed")
-                }
+    async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
+        match context.peer.list_all_tools().await {
+            Ok(tools) => {
+                tracing::info!(
+                    tools = tools.len(),
+                    "the MCP server's tool list changed; re-listed"
+                );
+                self.listing.replace(&tools);
+            }
+            Err(error) => {
+                tracing::warn!(%error, "the MCP server's tool list changed, but re-listing it failed")
             }
         }
     }
