@@ -14,9 +14,14 @@ use agents_kt::prelude::*;
 use agents_kt_examples::normalize_path;
 use serde_json::{Value, json};
 
-/// Current weather for a city.
+/// Current weather for a city. It reports its progress (an MCP client that sent a
+/// `progressToken` receives it as `notifications/progress`) and logs the lookup (a client that
+/// set a logging level receives it as `notifications/message`).
 #[tool(params(city = "City name"))]
-fn get_weather(city: String) -> Result<Value, String> {
+fn get_weather(city: String, ctx: &ToolContext) -> Result<Value, String> {
+    ctx.emit(json!({"progress": 1, "total": 2, "message": format!("looking up {city}")}));
+    tracing::info!(city = %city, "weather looked up");
+    ctx.emit(json!({"progress": 2, "total": 2, "message": "done"}));
     match city.as_str() {
         "Atlantis" => Err("no station in Atlantis".into()),
         _ => Ok(json!({"city": city, "celsius": 18})),

@@ -8,6 +8,7 @@ const sdk = (name) => require(path.join(modules, "node_modules/@modelcontextprot
 const { Client } = sdk("client/index.js");
 const { StdioClientTransport } = sdk("client/stdio.js");
 const { StreamableHTTPClientTransport } = sdk("client/streamableHttp.js");
+const { LoggingMessageNotificationSchema } = sdk("types.js");
 // A server URL means streamable HTTP, authenticating as `<client name>-token`; else a command.
 const overHttp = server.startsWith("http");
 
@@ -62,6 +63,31 @@ async function main() {
   check(invalid.isError === true && textOf(invalid).includes("Invalid arguments"), "invalid arguments are an isError result");
   const again = await trusted.callTool({ name: "echo", arguments: { input: "still here" } });
   check(textOf(again) === "echo: still here", "the server still answers after bad requests");
+
+  const logged = [];
+  trusted.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => logged.push(notification.params));
+  // Read on the wire: the SDK hands progress to `onprogress` asynchronously and drops what is
+  // still queued when the answer arrives in the same read, so its callback may miss the last one.
+  const wire = [];
+  const deliver = trusted.transport.onmessage;
+  trusted.transport.onmessage = (message, extra) => {
+    if (message.method === "notifications/progress") {
+      wire.push([message.params.progress, message.params.total, message.params.message]);
+    } else if (message.result && message.result.content) {
+      wire.push("result");
+    }
+    deliver(message, extra);
+  };
+  await trusted.callTool({ name: "get_weather", arguments: { city: "Oslo" } }, undefined, { onprogress: () => {} });
+  check(JSON.stringify(wire) === JSON.stringify([[1, 2, "looking up Oslo"], [2, 2, "done"], "result"]),
+    `a call with a progress token receives the tool's progress in order, before its result: ${JSON.stringify(wire)}`);
+  check(logged.length === 0, `no log is sent before the client sets a level: ${JSON.stringify(logged)}`);
+  await trusted.setLoggingLevel("info");
+  await trusted.callTool({ name: "get_weather", arguments: { city: "Oslo" } });
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const lookups = logged.filter((entry) => entry.data && entry.data.message === "weather looked up");
+  check(lookups.length === 1 && lookups[0].level === "info" && lookups[0].data.city === "Oslo",
+    `after logging/setLevel the call's tracing events reach the client: ${JSON.stringify(logged)}`);
   await trusted.close();
 
   const intern = await connect("intern");

@@ -21,12 +21,44 @@ def check(condition, what):
     print(f"python client: ok: {what}")
 
 
+LOGGED = []
+
+
+async def on_log(params):
+    LOGGED.append(params)
+
+
 async def session(server, name, body):
     params = StdioServerParameters(command=server, args=[])
     async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write, client_info=Implementation(name=name, version="1.0")) as client:
+        async with ClientSession(read, write, client_info=Implementation(name=name, version="1.0"),
+                                 logging_callback=on_log) as client:
             await client.initialize()
             await body(client)
+
+
+async def progress_and_logs(client):
+    progress = []
+
+    async def on_progress(done, total, message):
+        progress.append((done, total, message))
+
+    quiet = await client.call_tool("get_weather", {"city": "Oslo"}, progress_callback=on_progress)
+    check(not quiet.isError and LOGGED == [], f"no log is sent before the client sets a level: {LOGGED}")
+    check(progress == [(1, 2, "looking up Oslo"), (2, 2, "done")],
+          f"a call with a progress token receives the tool's progress in order: {progress}")
+    await client.set_logging_level("info")
+    await client.call_tool("get_weather", {"city": "Oslo"})
+    await asyncio.sleep(0.2)
+    lookups = [entry for entry in LOGGED if entry.data.get("message") == "weather looked up"]
+    check(len(lookups) == 1 and lookups[0].level == "info" and lookups[0].data.get("city") == "Oslo",
+          f"after logging/setLevel the call's tracing events reach the client: {LOGGED}")
+    LOGGED.clear()
+    await client.set_logging_level("error")
+    await client.call_tool("get_weather", {"city": "Oslo"})
+    await asyncio.sleep(0.2)
+    check(all(entry.data.get("message") != "weather looked up" for entry in LOGGED),
+          f"events below the client's level are not sent: {LOGGED}")
 
 
 async def trusted(client):
@@ -60,6 +92,7 @@ async def trusted(client):
     check(invalid.isError and "Invalid arguments" in text_of(invalid), "invalid arguments are an isError result")
     again = await client.call_tool("get_weather", {"city": "Oslo"})
     check(not again.isError, "the server still answers after bad requests")
+    await progress_and_logs(client)
 
 
 async def intern(client):

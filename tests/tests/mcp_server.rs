@@ -476,3 +476,39 @@ async fn a_call_the_client_cancels_is_dropped_and_the_server_keeps_serving() {
     let (text, is_error) = call(&client, "get_weather", json!({"city": "Oslo"})).await;
     assert!(!is_error && text.contains("Oslo"), "still serving: {text}");
 }
+
+#[tokio::test]
+#[allow(deprecated)] // rmcp marks logging deprecated (SEP-2577); clients still send it.
+async fn logging_is_offered_unless_turned_off_and_then_set_level_is_an_unknown_method() {
+    let seen = Seen::default();
+    let offered = connect(agent(&seen), "trusted").await;
+    let capabilities = offered.peer_info().map(|info| info.capabilities.clone());
+    assert!(capabilities.is_some_and(|c| c.logging.is_some()));
+    offered
+        .peer()
+        .set_level(rmcp::model::SetLevelRequestParams::new(
+            rmcp::model::LoggingLevel::Info,
+        ))
+        .await
+        .expect("logging/setLevel is answered");
+
+    let server = McpServer::builder(agent(&seen))
+        .expose_tool::<GetWeather>()
+        .client_logging(false)
+        .build()
+        .unwrap();
+    let refused = serve_to(server, "trusted").await;
+    let capabilities = refused.peer_info().map(|info| info.capabilities.clone());
+    assert!(capabilities.is_some_and(|c| c.logging.is_none()));
+    let error = refused
+        .peer()
+        .set_level(rmcp::model::SetLevelRequestParams::new(
+            rmcp::model::LoggingLevel::Info,
+        ))
+        .await
+        .expect_err("logging is not offered");
+    assert!(
+        error.to_string().contains("-32601") || error.to_string().contains("not offered"),
+        "{error}"
+    );
+}

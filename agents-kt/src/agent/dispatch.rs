@@ -223,9 +223,11 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
     }
 
     fn tool_context(self: &Arc<Self>, call_id: &str) -> ToolContext {
-        let events = self
-            .is_session()
-            .then(|| Arc::clone(self) as Arc<dyn ToolEvents>);
+        let events = if self.is_session() {
+            Some(Arc::clone(self) as Arc<dyn ToolEvents>)
+        } else {
+            self.progress_listener()
+        };
         ToolContext::new(
             call_id.to_string(),
             Arc::clone(&self.shared_ids().session_id),

@@ -198,7 +198,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
     pub async fn run_with(&self, input: IN, extensions: Extensions) -> Result<OUT, AgentError> {
         let caller = Caller {
             extensions,
-            client: None,
+            ..Caller::default()
         };
         self.run_as(input, caller, None, self.next_ids("run")).await
     }
@@ -236,7 +236,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         let (sender, receiver) = futures::channel::mpsc::unbounded();
         let caller = Caller {
             extensions,
-            client: None,
+            ..Caller::default()
         };
         let run = Arc::new(Run::new(
             Arc::clone(&self.inner.core),
@@ -260,13 +260,15 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
     }
 
     /// Call tool `name` as MCP principal `client` asked: a run of its own (the client is its
-    /// session), through the tool's guard, reported like any other tool call.
+    /// session), through the tool's guard, reported like any other tool call; the tool's
+    /// progress goes to `progress` when the client asked for it.
     #[cfg(feature = "mcp")]
     pub(crate) async fn call_tool_for(
         &self,
         client: &str,
         name: &str,
         arguments: String,
+        progress: Option<Arc<dyn crate::tool::context::ToolEvents>>,
     ) -> Result<report::Answer, AgentError> {
         let core = &self.inner.core;
         let tool = core.tool(name).ok_or_else(|| AgentError::UnknownTool {
@@ -277,8 +279,9 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
             Arc::clone(core),
             self.mcp_ids(client),
             Caller {
-                extensions: Extensions::new(),
                 client: Some(client.to_string()),
+                progress,
+                ..Caller::default()
             },
             None,
         ));
@@ -306,8 +309,8 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         let ids = self.mcp_ids(client);
         let call_id = core.next_call_id();
         let caller = Caller {
-            extensions: Extensions::new(),
             client: Some(client.to_string()),
+            ..Caller::default()
         };
         let run = Arc::new(Run::new(Arc::clone(core), ids.clone(), caller, None));
         let ctx = run.intercept_context(Some(skill), Some((skill, &call_id)));
@@ -348,8 +351,8 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
             Err(reason) => return Ok(SkillCall::InvalidInput(reason)),
         };
         let caller = Caller {
-            extensions: Extensions::new(),
             client: Some(client.to_string()),
+            ..Caller::default()
         };
         let mut ids = ids;
         ids.run_id = format!("{}/skill", ids.run_id);

@@ -14,6 +14,7 @@ use super::Core;
 use super::report::Step;
 use crate::budget::BudgetTracker;
 use crate::chain::{Effect, guard, panic_message};
+use crate::tool::context::ToolEvents;
 use crate::{
     AgentError, AgentEvent, ChatRequest, ChatResponse, Extensions, InterceptContext,
     InterceptionPoint, Message, ModelError, PipelineEvent, ResponseAssembler, RunIds,
@@ -29,6 +30,8 @@ pub(crate) struct Run<OUT> {
     extensions: Extensions,
     /// The MCP principal, when an MCP client started the run.
     client: Option<String>,
+    /// Where tools' progress goes when the run is no session: an MCP client that asked for it.
+    progress: Option<Arc<dyn ToolEvents>>,
     /// The skill running, once chosen.
     skill: OnceLock<String>,
     /// The latest model turn's number (0 before the first).
@@ -47,11 +50,13 @@ pub(crate) struct SharedIds {
     pub run_id: Arc<str>,
 }
 
-/// Who started a run and with what: the caller's extensions, and the MCP principal if any.
+/// Who started a run and with what: the caller's extensions, the MCP principal if any, and where
+/// its tools' progress goes if the caller listens.
 #[derive(Default)]
 pub(crate) struct Caller {
     pub extensions: Extensions,
     pub client: Option<String>,
+    pub progress: Option<Arc<dyn ToolEvents>>,
 }
 
 /// What one model turn produced.
@@ -80,6 +85,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             shared_ids,
             extensions: caller.extensions,
             client: caller.client,
+            progress: caller.progress,
             skill: OnceLock::new(),
             turn: AtomicU32::new(0),
             events,
@@ -94,6 +100,11 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
 
     pub(crate) fn shared_ids(&self) -> &SharedIds {
         &self.shared_ids
+    }
+
+    /// Where a call's progress goes outside a session (an MCP client's progress token).
+    pub(crate) fn progress_listener(&self) -> Option<Arc<dyn ToolEvents>> {
+        self.progress.clone()
     }
 
     /// The skill now running: later interceptors' context names it.

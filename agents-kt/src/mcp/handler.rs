@@ -2,9 +2,12 @@
 
 use std::sync::Arc;
 
+use futures::FutureExt;
+#[allow(deprecated)] // `SetLevelRequestParams`: see `set_level`.
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    SetLevelRequestParams, Tool as McpTool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -13,8 +16,11 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncRead, AsyncWrite};
+use tracing::instrument::WithSubscriber;
 
+use super::client_log::ClientLog;
 use super::http::Principal;
+use super::progress::McpProgress;
 use super::{Exposed, McpClient, McpServeError, McpServer};
 use crate::agent::SkillCall;
 use crate::{AgentInput, AgentOutput};
@@ -55,20 +61,18 @@ where
     }
 }
 
+/// One MCP session's handler: the exposed agent, and this session's logging level.
 pub(crate) struct Handler<IN, OUT> {
     exposed: Arc<Exposed<IN, OUT>>,
+    log: ClientLog,
 }
 
 impl<IN, OUT> Handler<IN, OUT> {
+    /// A handler for a new session.
     pub(crate) fn new(exposed: Arc<Exposed<IN, OUT>>) -> Self {
-        Handler { exposed }
-    }
-}
-
-impl<IN, OUT> Clone for Handler<IN, OUT> {
-    fn clone(&self) -> Self {
         Handler {
-            exposed: Arc::clone(&self.exposed),
+            exposed,
+            log: ClientLog::default(),
         }
     }
 }
@@ -137,6 +141,7 @@ where
         &self,
         client: &McpClient,
         request: CallToolRequestParams,
+        progress: Option<McpProgress>,
     ) -> Result<CallToolResult, ErrorData> {
         let name = request.name.to_string();
         let exposed_tool = self.exposed.tools.iter().any(|tool| *tool == name);
@@ -168,7 +173,12 @@ where
             let answer = match self
                 .exposed
                 .agent
-                .call_tool_for(&client.name, &name, arguments.to_string())
+                .call_tool_for(
+                    &client.name,
+                    &name,
+                    arguments.to_string(),
+                    progress.map(|progress| Arc::new(progress) as _),
+                )
                 .await
             {
                 Ok(answer) => answer,
@@ -296,10 +306,37 @@ where
     IN: McpSkillTypes + Sync,
     OUT: AgentOutput + Serialize + Sync,
 {
+    #[allow(deprecated)] // `enable_logging`: see `set_level`.
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
-            Implementation::new(self.exposed.agent.name(), env!("CARGO_PKG_VERSION")),
-        )
+        let capabilities = if self.exposed.client_logging {
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_logging()
+                .build()
+        } else {
+            ServerCapabilities::builder().enable_tools().build()
+        };
+        ServerConfig::new(capabilities).with_server_info(Implementation::new(
+            self.exposed.agent.name(),
+            env!("CARGO_PKG_VERSION"),
+        ))
+    }
+
+    #[allow(deprecated)] // rmcp marks logging deprecated (SEP-2577); MCP clients still send it.
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if !self.exposed.client_logging {
+            return Err(ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                "logging is not offered by this server",
+                None,
+            ));
+        }
+        self.log.set(request.level);
+        Ok(())
     }
 
     async fn list_tools(
@@ -318,10 +355,35 @@ where
     ) -> Result<CallToolResponse, ErrorData> {
         let client = client_of(&context);
         let tool = request.name.clone();
+        let progress_outbox = context
+            .meta
+            .get_progress_token()
+            .map(|token| (token, McpProgress::outbox(&context.peer)));
+        let progress = progress_outbox
+            .as_ref()
+            .map(|(token, outbox)| McpProgress::new(token.clone(), outbox.clone()));
+        let log = self.log.dispatch_for(&context.peer);
+        let call = self.call(&client, request, progress);
+        // The call's `tracing` events go to the client too, when it set a logging level.
+        let call = match &log {
+            Some((dispatch, _)) => call.with_subscriber(dispatch.clone()).left_future(),
+            None => call.right_future(),
+        };
+        // Its progress and log messages reach the client before its answer.
+        let call = async {
+            let result = call.await;
+            if let Some((_, outbox)) = &progress_outbox {
+                outbox.flush().await;
+            }
+            if let Some((_, outbox)) = &log {
+                outbox.flush().await;
+            }
+            result
+        };
         // A client's `notifications/cancelled` cancels the request's token: the call (and the
         // tool's future with it) is dropped, not left running for an answer nobody waits for.
         tokio::select! {
-            result = self.call(&client, request) => result.map(CallToolResponse::from),
+            result = call => result.map(CallToolResponse::from),
             () = context.ct.cancelled() => {
                 tracing::info!(tool = %tool, client = %client.name, "tools/call cancelled by the client; the call was dropped");
                 Err(ErrorData::new(

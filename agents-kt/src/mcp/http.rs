@@ -80,12 +80,17 @@ where
         }
         config.allowed_origins = http.allowed_origins.clone();
         config.max_request_body_bytes = http.max_body_bytes;
-        let handler = Handler::new(Arc::clone(&self.inner));
+        let exposed = Arc::clone(&self.inner);
         let mut manager = LocalSessionManager::default();
         manager.session_config.keep_alive = Some(http.session_idle_timeout);
         let manager = Arc::new(manager);
         let service =
-            StreamableHttpService::new(move || Ok(handler.clone()), Arc::clone(&manager), config);
+            // A handler per session: each has its own logging level.
+            StreamableHttpService::new(
+                move || Ok(Handler::new(Arc::clone(&exposed))),
+                Arc::clone(&manager),
+                config,
+            );
         let guard = Arc::new(Admission {
             authenticator: http.authenticator.clone(),
             allowed_origins: http.allowed_origins.clone(),

@@ -2,10 +2,13 @@
 //! `rmcp`. A `tools/call` passes the agent's own tool chain — the same runner, observers and
 //! pipeline events as the agent loop — and a per-client policy decides who may call what.
 
+mod client_log;
 mod handler;
 mod http;
 mod jsonrpc;
 mod lines;
+mod outbox;
+mod progress;
 mod serve;
 
 use std::sync::Arc;
@@ -59,6 +62,8 @@ struct Exposed<IN, OUT> {
     http: HttpOptions,
     /// Caps concurrent `tools/call`s; later calls wait for a permit.
     calls: Arc<tokio::sync::Semaphore>,
+    /// Whether the `logging` capability is offered (`logging/setLevel`).
+    client_logging: bool,
 }
 
 /// How the HTTP transport admits requests.
@@ -108,6 +113,7 @@ impl<IN: AgentInput, OUT: AgentOutput> McpServer<IN, OUT> {
                     body_timeout: std::time::Duration::from_secs(30),
                 },
                 calls: Arc::new(tokio::sync::Semaphore::new(16)),
+                client_logging: true,
             },
             errors: Vec::new(),
         }
@@ -115,6 +121,16 @@ impl<IN: AgentInput, OUT: AgentOutput> McpServer<IN, OUT> {
 }
 
 impl<IN: AgentInput, OUT: AgentOutput> McpServerBuilder<IN, OUT> {
+    /// Whether to offer MCP's `logging` capability (on by default). A client that sends
+    /// `logging/setLevel` then receives, as `notifications/message`, the `tracing` events of its
+    /// own `tools/call`s (the runtime's — decisions, denials, failures — and its tools') at or
+    /// above that level; never another client's. Turn it off when those events carry what
+    /// clients must not read: `logging/setLevel` is then an unknown method (-32601).
+    pub fn client_logging(mut self, offered: bool) -> Self {
+        self.exposed.client_logging = offered;
+        self
+    }
+
     /// Expose tool `T` (registered on the agent) as an MCP tool of the same name.
     pub fn expose_tool<T: Tool>(mut self) -> Self {
         if self.exposed.agent.tool_spec(T::NAME).is_none() {
