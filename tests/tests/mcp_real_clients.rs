@@ -1,7 +1,9 @@
 //! Real MCP clients we did not write — the PyPI `mcp` client and the npm
 //! `@modelcontextprotocol/sdk` Client — drive `examples/mcp_server` over stdio: listing, a call
 //! that proceeds, one denied (exact isError text), one substituted, one with mutated arguments,
-//! one refused by client policy, then bad requests, checking the server still answers. The
+//! one refused by client policy, then bad requests, checking the server still answers; progress
+//! and logging notifications. The npm client also drives `examples/mcp_gateway` in front of the
+//! npm filesystem server, end to end: a denied write never touches the disk. The
 //! scripts live in `tests/mcp-clients/`; `scripts/mcp-clients.sh` installs the clients and
 //! exports `MCP_PYTHONPATH` and `MCP_NODE_DIR`.
 //!
@@ -13,23 +15,28 @@ use std::process::Command;
 
 /// The example server binary, built by `cargo test` beside this test's own binary.
 fn server_binary() -> PathBuf {
+    example_binary("mcp_server")
+}
+
+/// An example's binary, built (once) beside this test's own.
+fn example_binary(name: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("the test binary's path");
     let debug = exe
         .parent()
         .and_then(|deps| deps.parent())
         .expect("target/<profile>");
-    let server = debug
+    let binary = debug
         .join("examples")
-        .join(format!("mcp_server{}", std::env::consts::EXE_SUFFIX));
-    if !server.exists() {
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    if !binary.exists() {
         let status = Command::new(env!("CARGO"))
-            .args(["build", "--quiet", "--example", "mcp_server"])
+            .args(["build", "--quiet", "--example", name])
             .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
             .status()
             .expect("cargo runs");
-        assert!(status.success(), "building examples/mcp_server failed");
+        assert!(status.success(), "building examples/{name} failed");
     }
-    server
+    binary
 }
 
 fn client_dir(variable: &str) -> Option<String> {
@@ -105,9 +112,15 @@ impl Drop for HttpServer {
 }
 
 fn start_http_server() -> HttpServer {
+    let mut command = Command::new(server_binary());
+    command.args(["--http", "127.0.0.1:0"]);
+    spawn_listening(command)
+}
+
+/// `command` started, once it says `listening on <url>` on stderr; killed when dropped.
+fn spawn_listening(mut command: Command) -> HttpServer {
     use std::io::{BufRead, BufReader};
-    let mut child = Command::new(server_binary())
-        .args(["--http", "127.0.0.1:0"])
+    let mut child = command
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("the example server starts");
@@ -136,4 +149,72 @@ fn the_npm_mcp_sdk_client_over_streamable_http_authenticates_and_sees_every_deci
         .output()
         .expect("node runs");
     assert_passed("npm SDK (HTTP)", output);
+}
+
+/// The npm client → `examples/mcp_gateway` (stdio, or streamable HTTP) → the npm filesystem
+/// server: the gateway's gate keeps writes inside one directory and its after-tool interceptor
+/// removes secret lines. The client sees the denials; the disk proves the denied writes never
+/// happened.
+fn gateway_end_to_end(http: bool) {
+    let Some(node_dir) = client_dir("MCP_NODE_DIR") else {
+        return;
+    };
+    let root = std::env::temp_dir().join(format!(
+        "agents-kt-gateway-{}-{}",
+        std::process::id(),
+        if http { "http" } else { "stdio" }
+    ));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(root.join("notes")).expect("a directory to serve");
+    let root = root.canonicalize().expect("the directory's real path");
+    let filesystem =
+        format!("{node_dir}/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+    let mut gateway = Command::new(example_binary("mcp_gateway"));
+    gateway.arg("--writes-in").arg(root.join("notes"));
+    if http {
+        gateway.args(["--http", "127.0.0.1:0"]);
+    }
+    gateway.arg("--").arg("node").arg(&filesystem).arg(&root);
+    let (target, _server) = if http {
+        let server = spawn_listening(gateway);
+        (server.url.clone(), Some(server))
+    } else {
+        let line: Vec<String> = std::iter::once(gateway.get_program())
+            .chain(gateway.get_args())
+            .map(|part| part.to_string_lossy().into_owned())
+            .collect();
+        (
+            serde_json::to_string(&line).expect("a JSON command line"),
+            None,
+        )
+    };
+    let output = Command::new("node")
+        .arg(script("gateway_client.cjs"))
+        .arg(&target)
+        .arg(&root)
+        .arg(&node_dir)
+        .output()
+        .expect("node runs");
+    assert_passed("npm SDK → gateway", output);
+    assert!(
+        root.join("notes/plan.txt").exists(),
+        "the allowed write happened"
+    );
+    for denied in ["outside.txt", "escape.txt", "notes/../escape2.txt"] {
+        assert!(
+            !root.join(denied).exists(),
+            "the denied write of {denied} never touched the disk"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn the_npm_client_through_the_gateway_over_stdio_a_denied_write_never_touches_the_disk() {
+    gateway_end_to_end(false);
+}
+
+#[test]
+fn the_npm_client_through_the_gateway_over_http_a_denied_write_never_touches_the_disk() {
+    gateway_end_to_end(true);
 }
