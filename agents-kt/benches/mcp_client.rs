@@ -29,8 +29,11 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::json;
 
+// Shared with the other benches; this one uses the bare server and the tool's types only.
+#[allow(dead_code)]
 #[path = "support/mcp_servers.rs"]
 mod mcp_servers;
+#[allow(dead_code)]
 #[path = "support/weather.rs"]
 mod weather;
 use mcp_servers::BareServer;
