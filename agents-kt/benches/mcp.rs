@@ -14,6 +14,8 @@ use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Imple
 use rmcp::service::{RoleClient, RunningService};
 use serde_json::{Map, Value, json};
 
+// Shared with the HTTP benches; this one serves in-process and does not use the HTTP server.
+#[allow(dead_code)]
 #[path = "support/mcp_servers.rs"]
 mod mcp_servers;
 #[path = "support/weather.rs"]

@@ -10,12 +10,9 @@
 //! `cargo bench -p agents-kt --bench mcp_client`; see BENCHMARKS.md for the numbers.
 
 use std::hint::black_box;
-use std::net::SocketAddr;
-use std::sync::Arc;
 
 use agents_kt::McpToolset;
 use agents_kt::prelude::*;
-use axum::serve::ListenerExt;
 use criterion::{Criterion, criterion_group, criterion_main};
 use rmcp::ServiceExt;
 use rmcp::model::{
@@ -25,8 +22,6 @@ use rmcp::model::{
 use rmcp::service::PeerRequestOptions;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::json;
 
 // Shared with the other benches; this one uses the bare server and the tool's types only.
@@ -36,31 +31,12 @@ mod mcp_servers;
 #[allow(dead_code)]
 #[path = "support/weather.rs"]
 mod weather;
-use mcp_servers::BareServer;
+use mcp_servers::serve_bare_http;
 use weather::{Weather, WeatherArgs, allowed};
 
 agents_kt::remote_tool! {
     /// The bare server's weather tool, typed.
     pub struct RemoteWeather("get_weather"): WeatherArgs => Weather;
-}
-
-/// The bare rmcp server on loopback.
-async fn serve() -> SocketAddr {
-    let service = StreamableHttpService::new(
-        || Ok(BareServer::new()),
-        Arc::new(LocalSessionManager::default()),
-        StreamableHttpServerConfig::default(),
-    );
-    let router = axum::Router::new().nest_service("/mcp", service);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("a port");
-    let address = listener.local_addr().expect("its address");
-    let listener = listener.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    tokio::spawn(async move { axum::serve(listener, router).await });
-    address
 }
 
 /// An agent whose one skill calls the remote tool once, through 8 typed interceptors.
@@ -107,7 +83,7 @@ fn remote_call(c: &mut Criterion) {
         .build()
         .expect("a runtime");
     let (bare, ours) = runtime.block_on(async {
-        let url = format!("http://{}/mcp", serve().await);
+        let url = format!("http://{}/mcp", serve_bare_http().await);
         let bare = ClientConfig::new(
             ClientCapabilities::default(),
             Implementation::new("bench", "1"),

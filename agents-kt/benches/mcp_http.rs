@@ -8,43 +8,21 @@
 
 use std::hint::black_box;
 use std::net::SocketAddr;
-use std::sync::Arc;
 
-use axum::serve::ListenerExt;
 use criterion::{Criterion, criterion_group, criterion_main};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::json;
 
 #[path = "support/mcp_servers.rs"]
 mod mcp_servers;
 #[path = "support/weather.rs"]
 mod weather;
-use mcp_servers::{BareServer, guarded_server};
+use mcp_servers::{guarded_server, serve_bare_http};
 
 async fn ours() -> agents_kt::McpHttpServer {
     guarded_server()
         .bind_http("127.0.0.1:0".parse().expect("an address"))
         .await
         .expect("the server listens")
-}
-
-async fn bare() -> SocketAddr {
-    let service = StreamableHttpService::new(
-        || Ok(BareServer::new()),
-        Arc::new(LocalSessionManager::default()),
-        StreamableHttpServerConfig::default(),
-    );
-    let router = axum::Router::new().nest_service("/mcp", service);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("a port");
-    let address = listener.local_addr().expect("its address");
-    let listener = listener.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    tokio::spawn(async move { axum::serve(listener, router).await });
-    address
 }
 
 /// An initialized MCP session over HTTP.
@@ -138,7 +116,7 @@ fn mcp_http_round_trip(c: &mut Criterion) {
     let server = runtime.block_on(ours());
     let (bare, ours) = runtime.block_on(async {
         (
-            Session::open(bare().await).await,
+            Session::open(serve_bare_http().await).await,
             Session::open(server.local_addr()).await,
         )
     });

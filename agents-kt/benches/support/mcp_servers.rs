@@ -48,3 +48,28 @@ impl BareServer {
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for BareServer {}
+
+/// The bare server over streamable HTTP on loopback (axum, `TCP_NODELAY` set), serving until the
+/// runtime stops; its address.
+pub async fn serve_bare_http() -> std::net::SocketAddr {
+    use axum::serve::ListenerExt;
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService,
+    };
+    let service = StreamableHttpService::new(
+        || Ok(BareServer::new()),
+        std::sync::Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default(),
+    );
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a port");
+    let address = listener.local_addr().expect("its address");
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    address
+}
