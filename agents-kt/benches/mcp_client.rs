@@ -2,7 +2,8 @@
 //! rmcp client, in the same run: one bare rmcp server (the weather tool, rmcp's own macros)
 //! serves both over streamable HTTP on loopback. Ours: `McpToolset` with a typed binding of the
 //! tool (`remote_tool!`), 8 typed Proceed interceptors on it, called from a code skill with
-//! `ctx.call_tool(args)` — a whole agent run per call. Bare: rmcp's client `call_tool`, and the
+//! `ctx.call_tool(args)` — one agent run per call, and (the call alone) one run making every
+//! call of a criterion batch. Bare: rmcp's client `call_tool`, and the
 //! same client sending exactly the request ours sends (`send_cancellable_request`, whose handle
 //! ours keeps to send `notifications/cancelled` when a call is abandoned).
 //! Target: ours ≥ 0.9× the bare client's throughput.
@@ -47,7 +48,13 @@ async fn agent(url: String) -> Agent<String, String> {
         .expect("the server answers")
         .bind::<RemoteWeather>()
         .expect("WeatherArgs fits the server's schema");
-    let mut builder = Agent::<String, String>::builder("bench").toolset(set);
+    // A batch makes many calls in one run.
+    let budget = Budget::default()
+        .max_tool_calls(u32::MAX)
+        .max_duration(std::time::Duration::from_secs(3600));
+    let mut builder = Agent::<String, String>::builder("bench")
+        .toolset(set)
+        .budget(budget);
     for _ in 0..8 {
         builder = builder.before_tool_call(ToolInterceptor::<RemoteWeather>::new(
             |args: &WeatherArgs| {
@@ -59,17 +66,22 @@ async fn agent(url: String) -> Agent<String, String> {
             },
         ));
     }
+    // The input is how many calls to make.
     builder
         .skill(Skill::code(
             "forecast",
-            |_: String, ctx: SkillContext<String>| async move {
-                let weather = ctx
-                    .call_tool(WeatherArgs {
-                        city: "Reykjavík".into(),
-                        days: 3,
-                    })
-                    .await?;
-                Ok::<_, SkillError>(weather.city)
+            |calls: String, ctx: SkillContext<String>| async move {
+                let mut city = String::new();
+                for _ in 0..calls.parse::<u64>().unwrap_or(1) {
+                    let weather = ctx
+                        .call_tool(WeatherArgs {
+                            city: "Reykjavík".into(),
+                            days: 3,
+                        })
+                        .await?;
+                    city = weather.city;
+                }
+                Ok::<_, SkillError>(city)
             },
         ))
         .build()
@@ -99,12 +111,25 @@ fn remote_call(c: &mut Criterion) {
     let arguments = json!({"city": "Reykjavík", "days": 3});
     let mut group = c.benchmark_group("mcp_remote_tool_call_http");
     group.bench_function(
-        "one call at a time, agents-kt McpToolset, typed binding, 8 interceptors",
+        "one call at a time, agents-kt McpToolset, typed binding, 8 interceptors, a run per call",
         |b| {
             b.iter(|| {
                 runtime.block_on(async {
-                    let city = ours.run("go".into()).await.expect("the skill runs");
+                    let city = ours.run("1".into()).await.expect("the skill runs");
                     assert_eq!(city, "Reykjavík");
+                })
+            })
+        },
+    );
+    group.bench_function(
+        "one call at a time, agents-kt McpToolset, typed binding, 8 interceptors, one run per batch",
+        |b| {
+            b.iter_custom(|calls| {
+                runtime.block_on(async {
+                    let started = std::time::Instant::now();
+                    let city = ours.run(calls.to_string()).await.expect("the skill runs");
+                    assert_eq!(city, "Reykjavík");
+                    started.elapsed()
                 })
             })
         },
