@@ -224,3 +224,60 @@ async fn the_everything_server_over_streamable_http_behind_a_gate_and_a_checked_
     );
     assert_eq!(told[1], "The sum of 1 and 2 is 3.");
 }
+
+/// Whether a process whose command line contains `marker` is running (read from `/proc`).
+fn running(marker: &str) -> bool {
+    std::fs::read_dir("/proc")
+        .map(|entries| {
+            entries.filter_map(Result::ok).any(|entry| {
+                std::fs::read(entry.path().join("cmdline"))
+                    .is_ok_and(|line| String::from_utf8_lossy(&line).contains(marker))
+            })
+        })
+        .unwrap_or(false)
+}
+
+#[tokio::test]
+async fn a_result_over_the_budget_is_withheld_and_the_servers_process_ends_with_the_toolset() {
+    let Some(server) = everything() else {
+        return;
+    };
+    // An extra argument the server ignores, to find its process.
+    let marker = format!("agents-kt-drop-{}", std::process::id());
+    let set = McpToolset::stdio("node")
+        .args([server.as_str(), "stdio", marker.as_str()])
+        .connect()
+        .await
+        .expect("the everything server starts")
+        .only(["echo"]);
+    assert!(running(&marker), "the server's process runs");
+    let model = ScriptedModel::new([
+        Reply::tool_calls([("echo", json!({"message": "x".repeat(500)}))]),
+        Reply::text("done"),
+    ]);
+    let agent = Agent::<String, String>::builder("everything")
+        .model(model.clone())
+        .toolset(set)
+        .budget(Budget::default().max_tool_result_bytes(100))
+        .build()
+        .unwrap();
+    agent.run("go".into()).await.unwrap();
+    let told = told(&model);
+    assert!(
+        told[0].starts_with("ERROR: Tool 'echo' result withheld by policy: ")
+            && told[0].ends_with("the limit is 100 bytes (max_tool_result_bytes)"),
+        "{}",
+        told[0]
+    );
+
+    // The agent held the last handle on the connection: dropping it stops the server.
+    drop(agent);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while running(&marker) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server's process outlived its toolset"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
