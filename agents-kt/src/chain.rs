@@ -189,7 +189,9 @@ where
     let mut chain = ChainState::new(value, options.stage);
     for (index, link) in links.iter().enumerate() {
         match ask(link, &chain.value, ctx) {
-            Asked::Now(decision) => chain.note(index, link, decision),
+            // Most interceptors proceed: matched in place, the decision is never moved.
+            Asked::Now(Decision::Proceed) => {}
+            Asked::Now(decision) => chain.record(index, link, decision),
             // The first interceptor that awaits moves the rest of the chain into a future: only
             // asynchronous chains pay for one.
             Asked::Later(pending) => {

@@ -37,6 +37,8 @@ impl<X: Serialize + Send + Sync, R> Interceptor<Viewed<X>, R> for TypedLink<X, R
     ) -> Intercepted<'a, Viewed<X>, R> {
         let keep_json = value.json.is_some();
         match self.0.intercept(&value.typed, ctx) {
+            // The common answer, passed on without building (or moving) a replacement.
+            Intercepted::Ready(Decision::Proceed) => Intercepted::Ready(Decision::Proceed),
             Intercepted::Ready(decision) => Intercepted::Ready(viewed(decision, keep_json)),
             Intercepted::Pending(future) => {
                 Intercepted::Pending(Box::pin(async move { viewed(future.await, keep_json) }))
