@@ -436,32 +436,18 @@ impl<T, R> ChainState<T, R> {
 
     #[inline(never)]
     fn record(&mut self, index: usize, link: &Link<T, R>, decision: Decision<T, R>) {
-        let kind = decision.kind();
-        let effective = matches!(self.effect, Effect::Proceed);
         let reason = match &decision {
-            Decision::Deny(reason) => Some(reason.clone()),
+            Decision::Deny(reason) => Some(reason.as_str()),
             _ => None,
         };
-        let name = link.label(index);
-        if !effective && let Some(reason) = &reason {
-            // The seed's rule 2 at work: say so loudly, a user may have meant this Deny to win.
-            let earlier = self.decisions.iter().find(|d| d.effective);
-            tracing::warn!(
-                interceptor = %name,
-                reason = %reason,
-                effective_interceptor = %earlier.map_or("", |d| d.name.as_str()),
-                effective_decision = %earlier.map_or(DecisionKind::Proceed, |d| d.decision),
-                "a Deny was overridden by an earlier decision (first non-Proceed wins); use a gate for a check that must always win"
-            );
-        }
-        self.decisions.push(ChainDecision {
-            index,
-            name,
-            stage: self.stage,
-            decision: kind,
+        let effective = note_decision(
+            &mut self.decisions,
+            matches!(self.effect, Effect::Proceed),
+            self.stage,
+            (index, link.name.as_deref()),
+            decision.kind(),
             reason,
-            effective,
-        });
+        );
         if effective {
             self.effect = match decision {
                 Decision::Proceed => Effect::Proceed,
@@ -482,6 +468,41 @@ impl<T, R> ChainState<T, R> {
             decisions: self.decisions,
         }
     }
+}
+
+/// Rules 1–2 and the report of one non-`Proceed` decision, for any chain's types (one copy of
+/// this code, not one per tool): whether it is the effective one (`first`: nothing decided
+/// before it), its entry in `decisions`, and a warning when a `Deny` is overridden. The caller
+/// applies the effect, the only part that needs the chain's types.
+fn note_decision(
+    decisions: &mut Vec<ChainDecision>,
+    first: bool,
+    stage: DecisionStage,
+    (index, name): (usize, Option<&str>),
+    kind: DecisionKind,
+    reason: Option<&str>,
+) -> bool {
+    let name = name.map_or_else(|| format!("#{index}"), str::to_string);
+    if !first && let Some(reason) = reason {
+        // The seed's rule 2 at work: say so loudly, a user may have meant this Deny to win.
+        let earlier = decisions.iter().find(|d| d.effective);
+        tracing::warn!(
+            interceptor = %name,
+            reason = %reason,
+            effective_interceptor = %earlier.map_or("", |d| d.name.as_str()),
+            effective_decision = %earlier.map_or(DecisionKind::Proceed, |d| d.decision),
+            "a Deny was overridden by an earlier decision (first non-Proceed wins); use a gate for a check that must always win"
+        );
+    }
+    decisions.push(ChainDecision {
+        index,
+        name,
+        stage,
+        decision: kind,
+        reason: reason.map(str::to_string),
+        effective: first,
+    });
+    first
 }
 
 /// The text a panic was raised with, as Kotlin's `ex.message ?: ex.toString()`.
