@@ -10,7 +10,7 @@ use crate::ast::FnItem;
 use crate::attr::json_struct_attributes;
 use crate::expand::tool::{ToolDef, args_ident, tool_ident};
 use crate::naming::pascal;
-use crate::point::{Point, Stage};
+use crate::point::{Point, Scope, Stage};
 
 /// The tool's argument and tool types, with no behaviour.
 pub(crate) fn tool(def: &ToolDef) -> TokenStream {
@@ -71,12 +71,7 @@ pub(crate) fn interceptor(function: &FnItem, point: &Point, krate: &TokenStream)
     let (attrs, vis, name) = (&function.attrs, &function.vis, &function.sig.ident);
     let (params, decided) = point.types(krate, &quote!(__Out), |tool| quote!(#tool));
     let names = (0..params.len()).map(|n| quote::format_ident!("_{}", n));
-    let generic = point.tool().is_none()
-        && point.stage == Stage::Before
-        && matches!(
-            point.scope,
-            crate::point::Scope::Turn | crate::point::Scope::Skill
-        );
+    let generic = point.stage == Stage::Before && matches!(point.scope, Scope::Turn | Scope::Skill);
     let generics = generic.then(|| quote!(<__Out>));
     let returned = match decided {
         Some((replacement, substitute)) => quote!(#krate::Decision<#replacement, #substitute>),

@@ -113,10 +113,7 @@ impl<T, R> Link<T, R> {
     }
 
     fn label(&self, index: usize) -> String {
-        match &self.name {
-            Some(name) => name.to_string(),
-            None => format!("#{index}"),
-        }
+        label(self.name.as_deref(), index)
     }
 }
 
@@ -482,7 +479,7 @@ fn note_decision(
     kind: DecisionKind,
     reason: Option<&str>,
 ) -> bool {
-    let name = name.map_or_else(|| format!("#{index}"), str::to_string);
+    let name = label(name, index);
     if !first && let Some(reason) = reason {
         // The seed's rule 2 at work: say so loudly, a user may have meant this Deny to win.
         let earlier = decisions.iter().find(|d| d.effective);
@@ -503,6 +500,11 @@ fn note_decision(
         effective: first,
     });
     first
+}
+
+/// How a link is reported: its name, else `#<index>`.
+fn label(name: Option<&str>, index: usize) -> String {
+    name.map_or_else(|| format!("#{index}"), str::to_string)
 }
 
 /// The text a panic was raised with, as Kotlin's `ex.message ?: ex.toString()`.

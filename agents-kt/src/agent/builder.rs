@@ -224,12 +224,22 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
                     continue;
                 }
                 Some(bound) => Box::new(move |entries: &[ToolEntry]| {
-                    let spec = spec(name, listed.description.clone(), listed.input_schema, None)?;
+                    let spec = spec(
+                        name,
+                        listed.description.clone(),
+                        (*listed.input_schema).clone(),
+                        None,
+                    )?;
                     let remote = crate::RemoteBinding::new(call, &listed.description);
                     (bound.register)(name, remote, spec, entries)
                 }),
                 None => Box::new(move |entries: &[ToolEntry]| {
-                    let spec = spec(name, listed.description, listed.input_schema, None)?;
+                    let spec = spec(
+                        name,
+                        listed.description,
+                        (*listed.input_schema).clone(),
+                        None,
+                    )?;
                     let chains = chains_for::<crate::mcp_client::RemoteCall>(entries, name)?;
                     Ok(Arc::new(ToolRuntime::named(name, call, spec, chains))
                         as Arc<dyn ErasedTool>)

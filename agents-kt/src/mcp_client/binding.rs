@@ -142,9 +142,9 @@ impl RemoteBinding {
         let fitted = match &result {
             // A text result read as a type other than a string: try the text as JSON.
             Value::String(text) => {
-                serde_json::from_value(result.clone()).or_else(|_| serde_json::from_str::<O>(text))
+                O::deserialize(&result).or_else(|_| serde_json::from_str::<O>(text))
             }
-            _ => serde_json::from_value(result.clone()),
+            _ => O::deserialize(&result),
         };
         fitted.map_err(|error| {
             ToolError::new(format!(

@@ -37,15 +37,17 @@ impl Listing {
             .unwrap_or_else(|poisoned| poisoned.into_inner()) = listed;
     }
 
-    /// Whether the server still lists `name` with the input schema `schema`.
-    pub(crate) fn check(&self, name: &str, schema: &Value) -> Result<(), Unlisted> {
+    /// Whether the server still lists `name` with the input schema `schema` (the same `Arc`
+    /// until the list is re-read; compared by content after).
+    pub(crate) fn check(&self, name: &str, schema: &Arc<Value>) -> Result<(), Unlisted> {
         let tools = self
             .tools
             .read()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         match tools.iter().find(|tool| *tool.remote_name == *name) {
             None => Err(Unlisted::Gone),
-            Some(tool) if tool.input_schema != *schema => Err(Unlisted::Changed),
+            Some(tool) if Arc::ptr_eq(&tool.input_schema, schema) => Ok(()),
+            Some(tool) if *tool.input_schema != **schema => Err(Unlisted::Changed),
             Some(_) => Ok(()),
         }
     }

@@ -104,7 +104,9 @@ impl std::fmt::Debug for McpToolset {
 pub(crate) struct RemoteTool {
     pub remote_name: Arc<str>,
     pub description: String,
-    pub input_schema: Value,
+    /// Shared with the calls registered from this listing, so checking a call against the
+    /// listing costs a pointer comparison until the server's list changes.
+    pub input_schema: Arc<Value>,
     pub bound: Option<Bound>,
 }
 
@@ -113,7 +115,7 @@ impl RemoteTool {
         RemoteTool {
             remote_name: Arc::from(tool.name.as_ref()),
             description: tool.description.as_deref().unwrap_or_default().to_string(),
-            input_schema: Value::Object((*tool.input_schema).clone()),
+            input_schema: Arc::new(Value::Object((*tool.input_schema).clone())),
             bound: None,
         }
     }
@@ -315,7 +317,7 @@ impl McpToolset {
                 let call = RemoteCall {
                     connection: Arc::clone(&self.connection),
                     remote_name: Arc::clone(&tool.remote_name),
-                    schema: Arc::new(tool.input_schema.clone()),
+                    schema: Arc::clone(&tool.input_schema),
                 };
                 (self.name_of(tool), tool.clone(), call, tool.bound.clone())
             })
