@@ -90,6 +90,42 @@ mod tests {
     }
 
     #[test]
+    fn agent_puts_typed_tool_interceptors_into_the_tools_compile_time_chain_until_an_every_tool_one()
+     {
+        let agent = crate::expand::agent::expand(
+            quote!(),
+            quote! {
+                impl Desk {
+                    /// Notes.
+                    #[tool]
+                    fn note(&self, text: String) -> String { text }
+                    #[before_tool_call(note)]
+                    fn early(&self, args: &NoteArgs) -> Decision<NoteArgs, String> { Decision::Proceed }
+                    #[gate(note)]
+                    fn check(&self, args: &NoteArgs) -> Verdict { Verdict::Allow }
+                    #[before_tool_call]
+                    fn every(&self, name: &str, args: &Value) -> Decision<Value, Value> { Decision::Proceed }
+                    #[before_tool_call(note)]
+                    fn late(&self, args: &NoteArgs) -> Decision<NoteArgs, String> { Decision::Proceed }
+                }
+            },
+        );
+        let text = agent.to_string().replace(' ', "");
+        let chain = text
+            .split(".tool_with_chain(")
+            .nth(1)
+            .expect("the tool is registered with its chain");
+        let chain = &chain[..chain.find(".on_before_tool_call(").unwrap_or(chain.len())];
+        assert!(chain.contains(".named(\"early\")"), "{chain}");
+        assert!(chain.contains(".gate("), "{chain}");
+        assert!(!chain.contains("\"late\""), "{chain}");
+        assert!(
+            text.contains(".before_tool_call("),
+            "late stays on the builder: {text}"
+        );
+    }
+
+    #[test]
     fn crate_path_reaches_every_generated_path() {
         let tool = crate::expand::tool::expand(
             quote!(crate = ::my_agents),

@@ -197,6 +197,17 @@ impl Point {
         (params, decided)
     }
 
+    /// The method of a tool's compile-time chain (`ToolChain`) adding a link at this point, for
+    /// a point of one tool.
+    pub(crate) fn chain_method(&self) -> Ident {
+        let name = match self.stage {
+            Stage::Before => "before",
+            Stage::Gate => "gate",
+            Stage::After => "after",
+        };
+        Ident::new(name, proc_macro2::Span::call_site())
+    }
+
     /// The builder call registering `closure` (which takes the context) at this point.
     pub(crate) fn registration(
         &self,

@@ -1,7 +1,8 @@
 //! What interception costs, against baselines measured in the same run:
-//! 1. a typed tool call through 0, 1 and 8 Proceed interceptors, against calling the tool
-//!    directly and against the same 8 checks as tower layers (composed statically, and boxed as a
-//!    stack assembled at run time would be);
+//! 1. a typed tool call through 0, 1 and 8 Proceed interceptors registered at run time (the
+//!    builder's form) and through 8 in a compile-time chain (`#[agent]`'s form), against calling
+//!    the tool directly and against the same 8 checks as tower layers (composed statically, and
+//!    boxed as a stack assembled at run time would be);
 //! 2. dispatch from the model's JSON (text → Args → 8 interceptors → tool → JSON text), against
 //!    serde_json parsing the same arguments and serializing the same result alone;
 //! 3. the agent loop: a ScriptedModel run of 50 turns with 2 tool calls each, run and session.
@@ -14,6 +15,7 @@ use std::task::{Context, Poll};
 
 use agents_kt::__private::TypedCall;
 use agents_kt::prelude::*;
+use agents_kt::{IntoToolChain, ToolChain};
 use criterion::{Criterion, criterion_group, criterion_main};
 use futures::{FutureExt, StreamExt};
 use serde_json::json;
@@ -22,7 +24,7 @@ use tower::{Layer, Service, ServiceBuilder, ServiceExt};
 
 #[path = "support/weather.rs"]
 mod weather;
-use weather::{GetWeather, Weather, WeatherArgs, allowed, forecast, interceptors};
+use weather::{GetWeather, Weather, WeatherArgs, allowed, check, forecast, interceptors};
 
 /// The same check as a tower layer.
 #[derive(Clone)]
@@ -73,6 +75,19 @@ fn once<F: std::future::Future>(future: F) -> F::Output {
         .expect("the measured path completes on its first poll")
 }
 
+/// The 8 checks as the compile-time chain `#[agent]` generates.
+fn eight_checks() -> impl IntoToolChain<GetWeather> {
+    ToolChain::<GetWeather>::new()
+        .before(check)
+        .before(check)
+        .before(check)
+        .before(check)
+        .before(check)
+        .before(check)
+        .before(check)
+        .before(check)
+}
+
 fn typed_call(c: &mut Criterion) {
     // Entered, so a timer could be armed if a path ever stayed pending.
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -91,6 +106,11 @@ fn typed_call(c: &mut Criterion) {
             b.iter(|| black_box(once(call.call(black_box(args()), &ctx))))
         });
     }
+    let compiled = TypedCall::with_chain(GetWeather, eight_checks());
+    group.bench_function(
+        "agents-kt, 8 Proceed interceptors, compile-time chain",
+        |b| b.iter(|| black_box(once(compiled.call(black_box(args()), &ctx)))),
+    );
     let tower_stack = ServiceBuilder::new()
         .layer(CheckLayer)
         .layer(CheckLayer)
@@ -139,6 +159,11 @@ fn dispatch_json(c: &mut Criterion) {
     group.bench_function(
         "agents-kt, text → Args → 8 interceptors → tool → text",
         |b| b.iter(|| black_box(once(call.call_json(black_box(&text), &ctx)))),
+    );
+    let compiled = TypedCall::with_chain(GetWeather, eight_checks());
+    group.bench_function(
+        "agents-kt, text → Args → 8 interceptors (compile-time chain) → tool → text",
+        |b| b.iter(|| black_box(once(compiled.call_json(black_box(&text), &ctx)))),
     );
     group.finish();
 }

@@ -124,7 +124,8 @@ where
 }
 
 /// A [`Gate`] made from a closure over `&U`, with or without the context (`M` tells which).
-struct FnGate<F, U: ?Sized, M> {
+#[doc(hidden)]
+pub struct FnGate<F, U: ?Sized, M> {
     f: F,
     _shape: PhantomData<fn(&U) -> M>,
 }
@@ -160,8 +161,19 @@ where
     label = "expected a closure over `&{U}` (optionally with a trailing `&InterceptContext`) returning `Verdict`, or an `impl Gate<{T}>`"
 )]
 pub trait IntoGate<T, U: ?Sized, M> {
-    /// The gate, shared.
-    fn into_gate(self) -> Arc<dyn Gate<T>>;
+    /// The concrete gate: what a compile-time chain holds without boxing.
+    type Gate: Gate<T> + 'static;
+
+    /// The gate itself, for a compile-time chain.
+    fn into_concrete(self) -> Self::Gate;
+
+    /// The gate, shared, for a chain assembled at run time.
+    fn into_gate(self) -> Arc<dyn Gate<T>>
+    where
+        Self: Sized,
+    {
+        Arc::new(self.into_concrete())
+    }
 }
 
 #[diagnostic::do_not_recommend]
@@ -173,11 +185,13 @@ where
     V: GateReturn<M> + 'static,
     M: 'static,
 {
-    fn into_gate(self) -> Arc<dyn Gate<T>> {
-        Arc::new(FnGate::<F, U, ValueOnly<M>> {
+    type Gate = FnGate<F, U, ValueOnly<M>>;
+
+    fn into_concrete(self) -> Self::Gate {
+        FnGate {
             f: self,
             _shape: PhantomData,
-        })
+        }
     }
 }
 
@@ -190,25 +204,38 @@ where
     V: GateReturn<M> + 'static,
     M: 'static,
 {
-    fn into_gate(self) -> Arc<dyn Gate<T>> {
-        Arc::new(FnGate::<F, U, WithContext<M>> {
+    type Gate = FnGate<F, U, WithContext<M>>;
+
+    fn into_concrete(self) -> Self::Gate {
+        FnGate {
             f: self,
             _shape: PhantomData,
-        })
+        }
     }
 }
 
 impl<T, U: ?Sized, G: Gate<T> + 'static> IntoGate<T, U, Stateful> for G {
-    fn into_gate(self) -> Arc<dyn Gate<T>> {
-        Arc::new(self)
+    type Gate = G;
+
+    fn into_concrete(self) -> G {
+        self
+    }
+}
+
+/// A shared gate judges as the one it shares.
+impl<T, G: Gate<T> + ?Sized> Gate<T> for Arc<G> {
+    #[inline]
+    fn check<'a>(&'a self, value: &T, ctx: &InterceptContext<'_>) -> Gated<'a> {
+        (**self).check(value, ctx)
     }
 }
 
 /// A gate seen as an interceptor that only proceeds or denies, so gates run through the one chain
 /// runner: every gate runs, and the first `Deny` is the effect.
-pub(crate) struct GateInChain<T>(pub Arc<dyn Gate<T>>);
+#[doc(hidden)]
+pub struct GateInChain<G>(pub G);
 
-impl<T, R> Interceptor<T, R> for GateInChain<T> {
+impl<T, R, G: Gate<T>> Interceptor<T, R> for GateInChain<G> {
     fn intercept<'a>(&'a self, value: &T, ctx: &InterceptContext<'_>) -> Intercepted<'a, T, R> {
         match self.0.check(value, ctx) {
             Gated::Ready(verdict) => Intercepted::Ready(decision(verdict)),

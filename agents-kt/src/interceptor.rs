@@ -165,6 +165,7 @@ where
     F: Fn(&U) -> D + Send + Sync,
     D: InterceptorReturn<T, R, M>,
 {
+    #[inline]
     fn intercept<'a>(&'a self, value: &T, _: &InterceptContext<'_>) -> Intercepted<'a, T, R> {
         (self.f)(value.borrow()).into_intercepted()
     }
@@ -177,6 +178,7 @@ where
     F: Fn(&U, &InterceptContext<'_>) -> D + Send + Sync,
     D: InterceptorReturn<T, R, M>,
 {
+    #[inline]
     fn intercept<'a>(&'a self, value: &T, ctx: &InterceptContext<'_>) -> Intercepted<'a, T, R> {
         (self.f)(value.borrow(), ctx).into_intercepted()
     }
@@ -191,8 +193,19 @@ where
     note = "the replacement type and the substitute type are fixed by the interception point: check both"
 )]
 pub trait IntoInterceptor<T, R, U: ?Sized, M> {
-    /// The interceptor, shared.
-    fn into_interceptor(self) -> Arc<dyn Interceptor<T, R>>;
+    /// The concrete interceptor: what a compile-time chain holds without boxing.
+    type Interceptor: Interceptor<T, R> + 'static;
+
+    /// The interceptor itself, for a compile-time chain.
+    fn into_concrete(self) -> Self::Interceptor;
+
+    /// The interceptor, shared, for a chain assembled at run time.
+    fn into_interceptor(self) -> Arc<dyn Interceptor<T, R>>
+    where
+        Self: Sized,
+    {
+        Arc::new(self.into_concrete())
+    }
 }
 
 #[diagnostic::do_not_recommend]
@@ -205,8 +218,10 @@ where
     D: InterceptorReturn<T, R, M> + 'static,
     M: 'static,
 {
-    fn into_interceptor(self) -> Arc<dyn Interceptor<T, R>> {
-        Arc::new(FnInterceptor::<F, U, ValueOnly<M>>::new(self))
+    type Interceptor = FnInterceptor<F, U, ValueOnly<M>>;
+
+    fn into_concrete(self) -> Self::Interceptor {
+        FnInterceptor::new(self)
     }
 }
 
@@ -220,8 +235,10 @@ where
     D: InterceptorReturn<T, R, M> + 'static,
     M: 'static,
 {
-    fn into_interceptor(self) -> Arc<dyn Interceptor<T, R>> {
-        Arc::new(FnInterceptor::<F, U, WithContext<M>>::new(self))
+    type Interceptor = FnInterceptor<F, U, WithContext<M>>;
+
+    fn into_concrete(self) -> Self::Interceptor {
+        FnInterceptor::new(self)
     }
 }
 
@@ -229,8 +246,18 @@ impl<T, R, U: ?Sized, I> IntoInterceptor<T, R, U, Stateful> for I
 where
     I: Interceptor<T, R> + 'static,
 {
-    fn into_interceptor(self) -> Arc<dyn Interceptor<T, R>> {
-        Arc::new(self)
+    type Interceptor = I;
+
+    fn into_concrete(self) -> I {
+        self
+    }
+}
+
+/// A shared interceptor decides as the one it shares.
+impl<T, R, I: Interceptor<T, R> + ?Sized> Interceptor<T, R> for Arc<I> {
+    #[inline]
+    fn intercept<'a>(&'a self, value: &T, ctx: &InterceptContext<'_>) -> Intercepted<'a, T, R> {
+        (**self).intercept(value, ctx)
     }
 }
 

@@ -104,11 +104,11 @@ pub use providers::OpenAiCompatible;
 pub use providers::{HttpSettings, RetryPolicy};
 pub use skill::{IntoSkill, Skill, SkillContext, SkillError, ToolSet};
 #[doc(hidden)]
-pub use tool::{DynFn, FromFn, ToolInterceptorOf};
+pub use tool::{BoxedChain, DynFn, FromFn, ToolInterceptorOf};
 pub use tool::{
     IntoAfterToolCallInterceptor, IntoAfterToolInterceptor, IntoToolCallGate,
-    IntoToolCallInterceptor, IntoToolGate, IntoToolInterceptor, Tool, ToolArguments, ToolContext,
-    ToolError, ToolGate, ToolInterceptor,
+    IntoToolCallInterceptor, IntoToolChain, IntoToolGate, IntoToolInterceptor, Tool, ToolArguments,
+    ToolChain, ToolContext, ToolError, ToolGate, ToolInterceptor,
 };
 
 pub use macros::{
@@ -134,7 +134,9 @@ pub mod prelude {
 /// Items generated code names; not part of the public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::gate::{FnGate, GateInChain};
     pub use crate::macro_support::*;
+    pub use crate::tool::view::{TypedLink, Viewed};
     pub use futures;
     pub use schemars;
     pub use serde;

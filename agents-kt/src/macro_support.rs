@@ -163,6 +163,27 @@ impl<T: crate::Tool> TypedCall<T> {
         }
     }
 
+    /// `tool` behind a compile-time `chain`, as `#[agent]` registers its tools.
+    pub fn with_chain(tool: T, chain: impl crate::IntoToolChain<T>) -> Self {
+        let spec = crate::ToolSpec {
+            name: T::NAME.to_string(),
+            description: String::new(),
+            parameters: serde_json::json!({"type": "object"}),
+            output_schema: None,
+        };
+        TypedCall {
+            runtime: crate::tool::runtime::ToolRuntime::chained(
+                T::NAME,
+                tool,
+                spec,
+                chain.into_guard(),
+                Default::default(),
+            ),
+            ids: crate::RunIds::default(),
+            extensions: crate::Extensions::new(),
+        }
+    }
+
     fn setup<'a>(
         &'a self,
         ctx: &'a crate::ToolContext,

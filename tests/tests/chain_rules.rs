@@ -1,11 +1,17 @@
 //! The chain runner against a ten-line reference model of the five chain rules, over thousands of
-//! random chains mixing Proceed / ProceedWith / Deny / Substitute / panic / Err, sync and async.
+//! random chains mixing Proceed / ProceedWith / Deny / Substitute / panic / Err, sync and async —
+//! in each form the runner takes: links known at run time (`Vec<Link>`), a compile-time list
+//! (`Then`, as `#[agent]` and `ToolChain` build), and a compile-time list followed by run-time
+//! links (`Joined`, as an `#[agent]` tool with interceptors added to its builder).
 
 use std::sync::Arc;
 
-use agents_kt::chain::{ChainDecision, ChainOptions, Effect, Link, run_chain};
+use agents_kt::chain::{
+    ChainDecision, ChainOptions, ChainOutcome, Effect, Joined, Link, StaticLink, Then, run_chain,
+};
 use agents_kt::{
-    Decision, DecisionKind, DecisionStage, Extensions, FnInterceptor, InterceptContext, RunIds,
+    Decision, DecisionKind, DecisionStage, Extensions, FnInterceptor, InterceptContext,
+    Intercepted, Interceptor, IntoDecision, RunIds,
 };
 use agents_kt_tests::{Log, quiet_scripted_panics};
 use proptest::prelude::*;
@@ -129,6 +135,121 @@ proptest! {
         prop_assert_eq!(outcome.effect, effect);
         prop_assert_eq!(outcome.decisions, decisions);
     }
+}
+
+/// A scripted interceptor as a concrete type, for compile-time chains.
+#[derive(Clone)]
+struct Scripted {
+    step: Step,
+    asynchronous: bool,
+    seen: Log<i32>,
+}
+
+impl Interceptor<i32, i32> for Scripted {
+    fn intercept<'a>(&'a self, value: &i32, _: &InterceptContext<'_>) -> Intercepted<'a, i32, i32> {
+        self.seen.push(*value);
+        if self.asynchronous {
+            let step = self.step.clone();
+            Intercepted::Pending(Box::pin(async move {
+                tokio::task::yield_now().await;
+                step.answer().into_decision()
+            }))
+        } else {
+            Intercepted::Ready(self.step.answer().into_decision())
+        }
+    }
+}
+
+/// Build the compile-time chain of the listed `scripted` links (by position) and run `$run` on it.
+macro_rules! with_static_chain {
+    ($scripted:expr, |$chain:ident| $run:expr; $($i:tt)*) => {{
+        let $chain = ();
+        $( let $chain = Then($chain, StaticLink::new($scripted[$i].clone())); )*
+        $run
+    }};
+}
+
+/// `scripted` as a compile-time chain of exactly its length (up to 9), followed by `rest` known
+/// at run time, over `input`.
+async fn static_then_dynamic(
+    scripted: &[Scripted],
+    rest: &[Link<i32, i32>],
+    input: i32,
+) -> ChainOutcome<i32, i32> {
+    let (ids, extensions) = (RunIds::default(), Extensions::new());
+    let ctx = InterceptContext::detached(&ids, &extensions);
+    let options = ChainOptions::default();
+    macro_rules! run {
+        ($($i:tt)*) => {
+            with_static_chain!(scripted, |chain| run_chain(Joined(&chain, rest), input, &ctx, options).await; $($i)*)
+        };
+    }
+    match scripted.len() {
+        0 => run!(),
+        1 => run!(0),
+        2 => run!(0 1),
+        3 => run!(0 1 2),
+        4 => run!(0 1 2 3),
+        5 => run!(0 1 2 3 4),
+        6 => run!(0 1 2 3 4 5),
+        7 => run!(0 1 2 3 4 5 6),
+        8 => run!(0 1 2 3 4 5 6 7),
+        9 => run!(0 1 2 3 4 5 6 7 8),
+        n => panic!("no compile-time chain of {n} links in this test"),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    /// The same rules when the first `split` links are a compile-time list and the rest are
+    /// added at run time (split = len: compile-time links alone).
+    #[test]
+    fn compile_time_and_joined_chains_match_the_reference_model(
+        steps in prop::collection::vec((step(), any::<bool>()), 0..10),
+        split_at in any::<prop::sample::Index>(),
+        input in -100..0i32,
+    ) {
+        quiet_scripted_panics();
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let seen = Log::new();
+        let split = split_at.index(steps.len() + 1);
+        let scripted: Vec<Scripted> = steps[..split]
+            .iter()
+            .map(|(step, asynchronous)| Scripted { step: step.clone(), asynchronous: *asynchronous, seen: seen.clone() })
+            .collect();
+        let rest: Vec<_> = steps[split..]
+            .iter()
+            .map(|(step, asynchronous)| interceptor(step.clone(), *asynchronous, seen.clone()))
+            .collect();
+        let outcome = runtime.block_on(static_then_dynamic(&scripted, &rest, input));
+        let plain: Vec<Step> = steps.iter().map(|(s, _)| s.clone()).collect();
+        let (expected_seen, value, effect, decisions) = reference(&plain, input);
+        prop_assert_eq!(seen.entries(), expected_seen);
+        prop_assert_eq!(outcome.value, value);
+        prop_assert_eq!(outcome.effect, effect);
+        prop_assert_eq!(outcome.decisions, decisions);
+    }
+}
+
+#[test]
+fn a_compile_time_link_is_reported_by_its_name() {
+    quiet_scripted_panics();
+    let seen = Log::new();
+    let chain = Then(
+        (),
+        StaticLink::new(Scripted {
+            step: Step::Deny("no".into()),
+            asynchronous: false,
+            seen,
+        })
+        .named("static_policy"),
+    );
+    let (ids, extensions) = (RunIds::default(), Extensions::new());
+    let ctx = InterceptContext::detached(&ids, &extensions);
+    let outcome = futures::executor::block_on(run_chain(&chain, 0, &ctx, ChainOptions::default()));
+    assert_eq!(outcome.decisions[0].name, "static_policy");
+    assert_eq!(outcome.effect, Effect::Deny("no".into()));
 }
 
 fn run(steps: &[Step]) -> (Vec<i32>, agents_kt::chain::ChainOutcome<i32, i32>) {

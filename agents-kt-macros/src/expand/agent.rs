@@ -6,13 +6,13 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::Attribute;
 
-use super::interceptor::{after_tool_allowance, method_registration};
+use super::interceptor::{after_tool_allowance, method_registration, static_link};
 use super::skill::{SkillDef, SkillParts};
 use super::tool::{Target, ToolDef, tool_ident};
 use crate::ast::{FnItem, ImplBlock, ImplEntry};
 use crate::attr::{AgentAttr, InterceptorAttr, SkillAttr, ToolAttr, krate};
 use crate::errors::Errors;
-use crate::point::{Point, Stage};
+use crate::point::{Point, Scope, Stage};
 use crate::signature::{self, Signature};
 use crate::{fallback, valid};
 
@@ -61,10 +61,15 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let marked = gather(&mut block, &mut errors);
     let registrable = valid::agent_tools(&marked, &mut errors);
 
+    let statics = StaticLinks::of(&marked);
     let mut items = Vec::new();
     let mut registrations = Vec::new();
     let mut bounds = Vec::new();
-    for (entry, registrable) in marked.iter().zip(registrable) {
+    // Each tool's compile-time chain, by the tool's function name, and where its registration
+    // goes (filled in once every method has been read: its interceptors may come after it).
+    let mut chains: Vec<(String, Vec<TokenStream>)> = Vec::new();
+    let mut tool_slots = Vec::new();
+    for (index, (entry, registrable)) in marked.iter().zip(registrable).enumerate() {
         let target = || Target::Method {
             self_ty: Box::new(self_ty.clone()),
         };
@@ -89,9 +94,8 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                 // The builder exists when the tool does: a tool whose types fail its check is
                 // reported there, not again inside the builder.
                 bounds.push(quote!(for<'__p> #tool: #krate::Tool));
-                registrations.push(quote! {
-                    .tool(#tool { agent: #krate::__private::Arc::clone(&__this) })
-                });
+                tool_slots.push((registrations.len(), entry.sig.ident.to_string(), tool));
+                registrations.push(TokenStream::new());
             }
             Role::Skill(skill_attr) => {
                 if !(entry.sound & valid::skill(&entry.sig, &mut errors)) {
@@ -127,16 +131,39 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                 });
             }
             Role::Interceptor(point) => {
-                if entry.sound
+                if !(entry.sound
                     & registrable
-                    & valid::interceptor(point, &entry.sig, &entry.method.sig, &mut errors)
+                    & valid::interceptor(point, &entry.sig, &entry.method.sig, &mut errors))
                 {
-                    registrations.push(method_registration(
+                    continue;
+                }
+                match statics.tool_of(index) {
+                    Some(tool) => {
+                        let link = static_link(&krate, point, &entry.sig, &self_ty, &output);
+                        match chains.iter_mut().find(|(name, _)| *name == tool) {
+                            Some((_, links)) => links.push(link),
+                            None => chains.push((tool, vec![link])),
+                        }
+                    }
+                    None => registrations.push(method_registration(
                         &krate, point, &entry.sig, &self_ty, &output,
-                    ));
+                    )),
                 }
             }
         }
+    }
+    for (slot, name, tool) in tool_slots {
+        let links = chains
+            .iter()
+            .find(|(tool, _)| *tool == name)
+            .map(|(_, links)| links.as_slice())
+            .unwrap_or_default();
+        registrations[slot] = quote! {
+            .tool_with_chain(
+                #tool { agent: #krate::__private::Arc::clone(&__this) },
+                #krate::ToolChain::<#tool>::new() #(#links)*
+            )
+        };
     }
     let builder = quote! {
         impl #self_ty {
@@ -162,6 +189,48 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         #(#items)*
         #builder
         #errors
+    }
+}
+
+/// Which typed tool interceptors, gates and after-interceptors go into their tool's compile-time
+/// chain: each one registered before any interceptor of its stage for every tool. The chain runs
+/// its compile-time links first, then the builder's in registration order, so one that follows an
+/// every-tool interceptor of its stage stays on the builder, and the order is the source order.
+struct StaticLinks {
+    /// For each marked method: the tool whose compile-time chain it joins.
+    tools: Vec<Option<String>>,
+}
+
+impl StaticLinks {
+    fn of(marked: &[Marked]) -> Self {
+        let mut every_tool_seen = [false; 3];
+        let slot = |stage: Stage| match stage {
+            Stage::Before => 0,
+            Stage::Gate => 1,
+            Stage::After => 2,
+        };
+        let tools = marked
+            .iter()
+            .map(|entry| match &entry.role {
+                Role::Interceptor(Point {
+                    stage,
+                    scope: Scope::Tool(tool),
+                }) if !every_tool_seen[slot(*stage)] => Some(tool.to_string()),
+                Role::Interceptor(Point {
+                    stage,
+                    scope: Scope::AnyTool,
+                }) => {
+                    every_tool_seen[slot(*stage)] = true;
+                    None
+                }
+                _ => None,
+            })
+            .collect();
+        StaticLinks { tools }
+    }
+
+    fn tool_of(&self, index: usize) -> Option<String> {
+        self.tools.get(index).cloned().flatten()
     }
 }
 

@@ -163,11 +163,43 @@ fn conversion(
     }
 }
 
-/// The registration of one interceptor, gate or after-interceptor method of an `#[agent]`
-/// block, named after the method. The closure takes the point's values and the context, passes
-/// the context on when the method takes it, and converts the method's result, so a type the
-/// method gets wrong is reported once, at the method.
+/// The builder registration of one interceptor, gate or after-interceptor method of an
+/// `#[agent]` block, named after the method.
 pub(crate) fn method_registration(
+    krate: &TokenStream,
+    point: &Point,
+    sig: &Signature,
+    self_ty: &Type,
+    output: &Type,
+) -> TokenStream {
+    let closure = method_closure(krate, point, sig, self_ty, output);
+    let registration = point.registration(krate, closure, |tool| {
+        let tool = tool_ident(tool);
+        quote!(#tool)
+    });
+    let label = sig.ident.to_string();
+    quote!(#registration .named(#label))
+}
+
+/// The link of one typed tool interceptor, gate or after-interceptor method in its tool's
+/// compile-time chain (`ToolChain::before`/`gate`/`after`), named after the method.
+pub(crate) fn static_link(
+    krate: &TokenStream,
+    point: &Point,
+    sig: &Signature,
+    self_ty: &Type,
+    output: &Type,
+) -> TokenStream {
+    let closure = method_closure(krate, point, sig, self_ty, output);
+    let method = point.chain_method();
+    let label = sig.ident.to_string();
+    quote!(.#method(#closure).named(#label))
+}
+
+/// The closure calling a method of an `#[agent]` block at its point: it takes the point's values
+/// and the context, passes the context on when the method takes it, and converts the method's
+/// result, so a type the method gets wrong is reported once, at the method.
+fn method_closure(
     krate: &TokenStream,
     point: &Point,
     sig: &Signature,
@@ -232,17 +264,14 @@ pub(crate) fn method_registration(
     } else {
         quote!(#convert(#callee(#(#passed),*)))
     };
-    let closure = quote! {{
+    quote! {{
         let __this = #krate::__private::Arc::clone(&__this);
         let _ = &__this;
         move |#(#arguments: #params,)* __ctx: &#krate::InterceptContext<'_>| {
             let _ = &__ctx;
             #body
         }
-    }};
-    let registration = point.registration(krate, closure, tool_type);
-    let label = name.to_string();
-    quote!(#registration .named(#label))
+    }}
 }
 
 /// A typed after-tool interceptor takes `&<Tool output>` by contract — `&String` for a tool that

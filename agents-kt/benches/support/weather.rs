@@ -49,17 +49,18 @@ pub fn allowed(args: &WeatherArgs) -> bool {
     args.city.len() < 64 && args.days < 30
 }
 
-/// `n` interceptors making that check, each proceeding.
+/// That check as an interceptor.
+pub fn check(args: &WeatherArgs) -> Decision<WeatherArgs, Weather> {
+    if allowed(args) {
+        Decision::Proceed
+    } else {
+        Decision::deny("out of range")
+    }
+}
+
+/// `n` interceptors making that check, each proceeding, registered at run time.
 pub fn interceptors(n: usize) -> Vec<ToolInterceptor<GetWeather>> {
     (0..n)
-        .map(|_| {
-            ToolInterceptor::<GetWeather>::new(|args: &WeatherArgs| {
-                if allowed(args) {
-                    Decision::Proceed
-                } else {
-                    Decision::deny("out of range")
-                }
-            })
-        })
+        .map(|_| ToolInterceptor::<GetWeather>::new(check))
         .collect()
 }

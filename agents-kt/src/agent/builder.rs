@@ -17,7 +17,7 @@ use crate::observers::{Observers, PipelineHub};
 use crate::skill::SkillKind;
 use crate::tool::runtime::{ErasedTool, ToolChains, ToolRuntime};
 use crate::tool::view::{JsonLink, TypedLink, Viewing};
-use crate::tool::{ToolGate, ToolInterceptorOf};
+use crate::tool::{IntoToolChain, ToolGate, ToolInterceptorOf};
 use crate::{
     AgentError, Budget, BudgetUsage, BuildError, Gate, Interceptor, InterceptorDecision,
     IntoAfterToolCallInterceptor, IntoAfterToolInterceptor, IntoGate, IntoInterceptor, IntoSkill,
@@ -185,11 +185,23 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
     }
 
     /// Register a tool.
-    pub fn tool<T: Tool>(mut self, tool: T) -> Self {
+    pub fn tool<T: Tool>(self, tool: T) -> Self {
+        self.tool_with_chain(tool, crate::ToolChain::<T>::new())
+    }
+
+    /// Register a tool with interceptors, gates and after-interceptors fixed at compile time
+    /// (a [`ToolChain`](crate::ToolChain)): they are held as themselves, not boxed one by one,
+    /// and run first in the tool's chains, before any registered on this builder (which follow
+    /// in registration order). `#[agent]` registers its tools this way.
+    pub fn tool_with_chain<T: Tool>(mut self, tool: T, chain: impl IntoToolChain<T>) -> Self {
+        let statics = chain.into_guard();
         let pending: PendingTool = Box::new(move |entries: &[ToolEntry]| {
             let spec = spec_of(&tool)?;
             let chains = chains_for::<T>(entries, T::NAME)?;
-            Ok(Arc::new(ToolRuntime::new(tool, spec, chains)) as Arc<dyn ErasedTool>)
+            Ok(
+                Arc::new(ToolRuntime::chained(T::NAME, tool, spec, statics, chains))
+                    as Arc<dyn ErasedTool>,
+            )
         });
         let source = format!("the Rust tool `{}`", std::any::type_name::<T>());
         self.tools.push((T::NAME, source, pending));

@@ -4,11 +4,13 @@
 pub(crate) mod context;
 mod dynamic;
 pub(crate) mod runtime;
+mod static_chain;
 mod typed_interceptor;
 pub(crate) mod view;
 
 pub use context::ToolContext;
 pub use dynamic::{DynFn, IntoAfterToolCallInterceptor, IntoToolCallGate, IntoToolCallInterceptor};
+pub use static_chain::{BoxedChain, IntoToolChain, ToolChain};
 pub use typed_interceptor::{
     FromFn, IntoAfterToolInterceptor, IntoToolGate, IntoToolInterceptor, ToolArguments, ToolGate,
     ToolInterceptor, ToolInterceptorOf,

@@ -14,9 +14,10 @@ use futures::future::BoxFuture;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::static_chain::BoxedChain;
 use super::view::Viewed;
 use super::{Tool, ToolContext};
-use crate::chain::{ChainDecision, Effect, Link, guard};
+use crate::chain::{ChainDecision, Effect, Link};
 use crate::{DecisionKind, InterceptContext, ToolSpec};
 
 /// How a tool call ended, before anyone is told.
@@ -205,13 +206,16 @@ impl<T: Tool> Default for ToolChains<T> {
     }
 }
 
-/// A tool of one agent: the tool itself, what the model is told about it, and its chains.
+/// A tool of one agent: the tool itself, what the model is told about it, and its chains — the
+/// compile-time links (`#[agent]`'s, or a [`ToolChain`](crate::ToolChain) given to the builder),
+/// then the ones registered on the builder.
 pub(crate) struct ToolRuntime<T: Tool> {
     tool: T,
     /// The name the model calls it by: `T::NAME` for a Rust tool, the server's (possibly
     /// prefixed) name for a remote one.
     name: &'static str,
     spec: ToolSpec,
+    statics: BoxedChain<T>,
     chains: ToolChains<T>,
 }
 
@@ -227,10 +231,22 @@ impl<T: Tool> ToolRuntime<T> {
         spec: ToolSpec,
         chains: ToolChains<T>,
     ) -> Self {
+        Self::chained(name, tool, spec, BoxedChain::empty(), chains)
+    }
+
+    /// A tool with compile-time links ahead of the builder's.
+    pub(crate) fn chained(
+        name: &'static str,
+        tool: T,
+        spec: ToolSpec,
+        statics: BoxedChain<T>,
+        chains: ToolChains<T>,
+    ) -> Self {
         ToolRuntime {
             tool,
             name,
             spec,
+            statics,
             chains,
         }
     }
@@ -247,14 +263,16 @@ impl<T: Tool> ToolRuntime<T> {
     ) -> CallRecord<T::Output> {
         let chains = &self.chains;
         let json = chains.json_args.then(|| raw.unwrap_or_else(|| json(&args)));
-        let outcome = guard(
-            &chains.before,
-            &chains.gates,
-            Viewed::new(args, json),
-            &setup.intercept,
-            setup.interceptor_timeout,
-        )
-        .await;
+        let outcome = self
+            .statics
+            .0
+            .before(
+                chains,
+                Viewed::new(args, json),
+                &setup.intercept,
+                setup.interceptor_timeout,
+            )
+            .await;
         let Viewed { typed: args, json } = outcome.value;
         // Serialized before the tool consumes them, and only when someone will read them: this
         // replaces a clone on every call.
@@ -298,7 +316,7 @@ impl<T: Tool> ToolRuntime<T> {
                 }
             }
         };
-        let (result, after) = if self.chains.after.is_empty() {
+        let (result, after) = if self.chains.after.is_empty() && !self.statics.0.has_after() {
             // No after-tool chain: no future to build for it.
             let result = CallResult::Completed {
                 output,
@@ -331,14 +349,16 @@ impl<T: Tool> ToolRuntime<T> {
             args: Some(args_json),
             ..setup.intercept
         };
-        let outcome = guard(
-            &chains.after,
-            &[],
-            Viewed::new(output, json),
-            &intercept,
-            setup.interceptor_timeout,
-        )
-        .await;
+        let outcome = self
+            .statics
+            .0
+            .after(
+                chains,
+                Viewed::new(output, json),
+                &intercept,
+                setup.interceptor_timeout,
+            )
+            .await;
         let result = match outcome.effect {
             Effect::Deny(reason) => CallResult::Withheld { reason },
             Effect::Substitute(output) => CallResult::Completed {

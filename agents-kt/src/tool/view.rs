@@ -14,9 +14,10 @@ use crate::{Decision, InterceptContext, Intercepted, Interceptor};
 
 /// A value in a tool's chain: the typed value, and — when the chain holds a dynamic link — the
 /// JSON that dynamic links see (the caller's raw JSON until someone replaces it).
-pub(crate) struct Viewed<X> {
-    pub typed: X,
-    pub json: Option<Value>,
+#[doc(hidden)]
+pub struct Viewed<X> {
+    pub(crate) typed: X,
+    pub(crate) json: Option<Value>,
 }
 
 impl<X> Viewed<X> {
@@ -25,28 +26,51 @@ impl<X> Viewed<X> {
     }
 }
 
-/// A typed interceptor (over `&X`) in a chain of [`Viewed<X>`]. A replacement keeps the JSON view
-/// in step when the chain keeps one.
-pub(crate) struct TypedLink<X, R>(pub Arc<dyn Interceptor<X, R>>);
+/// A typed interceptor (over `&X`) in a chain of [`Viewed<X>`]: shared in a chain assembled at
+/// run time, held as itself in a compile-time one. A replacement keeps the JSON view in step when
+/// the chain keeps one.
+#[doc(hidden)]
+pub struct TypedLink<I>(pub I);
 
-impl<X: Serialize + Send + Sync, R> Interceptor<Viewed<X>, R> for TypedLink<X, R> {
+impl<X, R, I> Interceptor<Viewed<X>, R> for TypedLink<I>
+where
+    X: Serialize + Send + Sync + 'static,
+    R: 'static,
+    I: Interceptor<X, R>,
+{
+    // Inlined so a compile-time chain's interceptors are inlined through it; what is not the
+    // common answer is handled out of line.
+    #[inline(always)]
     fn intercept<'a>(
         &'a self,
         value: &Viewed<X>,
         ctx: &InterceptContext<'_>,
     ) -> Intercepted<'a, Viewed<X>, R> {
-        let keep_json = value.json.is_some();
         match self.0.intercept(&value.typed, ctx) {
             // The common answer, passed on without building (or moving) a replacement.
             Intercepted::Ready(Decision::Proceed) => Intercepted::Ready(Decision::Proceed),
-            Intercepted::Ready(decision) => Intercepted::Ready(viewed(decision, keep_json)),
-            Intercepted::Pending(future) => {
-                Intercepted::Pending(Box::pin(async move { viewed(future.await, keep_json) }))
+            Intercepted::Ready(decision) => {
+                Intercepted::Ready(viewed(decision, value.json.is_some()))
             }
+            Intercepted::Pending(future) => pending_viewed(future, value.json.is_some()),
         }
     }
 }
 
+#[inline(never)]
+fn pending_viewed<'a, X, R>(
+    future: futures::future::BoxFuture<'a, Decision<X, R>>,
+    keep_json: bool,
+) -> Intercepted<'a, Viewed<X>, R>
+where
+    X: Serialize + Send + 'static,
+    R: 'static,
+{
+    Intercepted::Pending(Box::pin(async move { viewed(future.await, keep_json) }))
+}
+
+/// A typed interceptor's decision as one about the chain's view.
+#[inline(never)]
 fn viewed<X: Serialize, R>(decision: Decision<X, R>, keep_json: bool) -> Decision<Viewed<X>, R> {
     match decision {
         Decision::Proceed => Decision::Proceed,

@@ -20,6 +20,10 @@ use std::time::Duration;
 use futures::FutureExt;
 use futures::future::BoxFuture;
 
+mod links;
+
+pub use links::{Joined, Links, RenameLast, StaticLink, Then, Waiting};
+
 use crate::gate::GateInChain;
 use crate::{
     Decision, DecisionKind, DecisionStage, Gate, InterceptContext, Intercepted, Interceptor,
@@ -111,10 +115,6 @@ impl<T, R> Link<T, R> {
     pub fn name(&self) -> Option<&str> {
         self.name.as_deref()
     }
-
-    fn label(&self, index: usize) -> String {
-        label(self.name.as_deref(), index)
-    }
 }
 
 impl<T, R> Clone for Link<T, R> {
@@ -156,6 +156,9 @@ impl Default for ChainOptions {
 ///    never lets the guarded thing run unless an earlier decision was already effective — use a
 ///    gate for a check that must always win.
 ///
+/// `links` is any [`Links`]: a slice of [`Link`]s known at run time, a compile-time [`Then`]
+/// list, or the two [`Joined`]; the rules above are this one function's for all of them.
+///
 /// ```
 /// use std::sync::Arc;
 /// use agents_kt::chain::{ChainOptions, Effect, Link, run_chain};
@@ -173,54 +176,50 @@ impl Default for ChainOptions {
 /// assert_eq!(outcome.effect, Effect::ProceedWith);
 /// assert_eq!(outcome.decisions.len(), 2);
 /// ```
-pub fn run_chain<'a, T, R>(
-    links: &'a [Link<T, R>],
+pub fn run_chain<'a, T, R, L>(
+    links: L,
     value: T,
     ctx: &'a InterceptContext<'a>,
     options: ChainOptions,
 ) -> ChainRun<'a, T, R>
 where
+    L: Links<'a, T, R>,
     T: Send + 'a,
     R: Send + 'a,
 {
-    let mut chain = ChainState::new(value, options.stage);
-    for (index, link) in links.iter().enumerate() {
-        match ask(link, &chain.value, ctx) {
-            // Most interceptors proceed: matched in place, the decision is never moved.
-            Asked::Now(Decision::Proceed) => {}
-            Asked::Now(decision) => chain.record(index, link, decision),
-            // The first interceptor that awaits moves the rest of the chain into a future: only
-            // asynchronous chains pay for one.
-            Asked::Later(pending) => {
-                return ChainRun::later(Box::pin(async move {
-                    let decision = settle(pending, link, index, options.timeout).await;
-                    chain.note(index, link, decision);
-                    for (index, link) in links.iter().enumerate().skip(index + 1) {
-                        let decision = match ask(link, &chain.value, ctx) {
-                            Asked::Now(decision) => decision,
-                            Asked::Later(pending) => {
-                                settle(pending, link, index, options.timeout).await
-                            }
-                        };
-                        chain.note(index, link, decision);
-                    }
-                    chain.finish()
-                }));
-            }
+    let mut chain = Running::new(value, options.stage);
+    let Some(Waiting { index, pending }) = links.ask_ready(0, &mut chain, ctx) else {
+        return ChainRun::now(chain.finish());
+    };
+    // The first interceptor that awaits moves the rest of the chain into a future: only
+    // asynchronous chains pay for one.
+    ChainRun::later(Box::pin(async move {
+        let decision = settle(pending, links.name(index), index, options.timeout).await;
+        chain.note(index, links.name(index), decision);
+        for index in index + 1..links.len() {
+            let decision = match caught(|| links.ask(index, &chain.value, ctx)) {
+                Asked::Now(decision) => decision,
+                Asked::Later(pending) => {
+                    settle(pending, links.name(index), index, options.timeout).await
+                }
+            };
+            chain.note(index, links.name(index), decision);
         }
-    }
-    ChainRun::now(chain.finish())
+        chain.finish()
+    }))
 }
 
 /// An interceptor's answer, a panic while deciding already turned into a `Deny` (rule 4).
-enum Asked<'a, T, R> {
+#[doc(hidden)]
+pub enum Asked<'a, T, R> {
     Now(Decision<T, R>),
     Later(BoxFuture<'a, Decision<T, R>>),
 }
 
+/// Ask an interceptor, a panic caught.
 #[inline(always)]
-fn ask<'a, T, R>(link: &'a Link<T, R>, value: &T, ctx: &InterceptContext<'_>) -> Asked<'a, T, R> {
-    match catch_unwind(AssertUnwindSafe(|| link.interceptor.intercept(value, ctx))) {
+fn caught<'a, T, R>(ask: impl FnOnce() -> Intercepted<'a, T, R>) -> Asked<'a, T, R> {
+    match catch_unwind(AssertUnwindSafe(ask)) {
         Ok(Intercepted::Ready(decision)) => Asked::Now(decision),
         Ok(Intercepted::Pending(future)) => Asked::Later(future),
         Err(payload) => Asked::Now(Decision::Deny(panic_message(payload.as_ref()))),
@@ -231,7 +230,7 @@ fn ask<'a, T, R>(link: &'a Link<T, R>, value: &T, ctx: &InterceptContext<'_>) ->
 /// within `timeout`.
 async fn settle<T, R>(
     pending: BoxFuture<'_, Decision<T, R>>,
-    link: &Link<T, R>,
+    name: Option<&str>,
     index: usize,
     timeout: Option<Duration>,
 ) -> Decision<T, R> {
@@ -242,7 +241,7 @@ async fn settle<T, R>(
             Ok(decided) => decided,
             Err(_) => Ok(Decision::Deny(format!(
                 "interceptor '{}' timed out after {limit:?}",
-                link.label(index)
+                label(name, index)
             ))),
         },
     };
@@ -315,14 +314,16 @@ impl<T, R> Future for ChainRun<'_, T, R> {
 /// assert_eq!(outcome.effect, Effect::Deny("system path".into()));
 /// ```
 #[inline]
-pub fn guard<'a, T, R>(
-    chain: &'a [Link<T, R>],
-    gates: &'a [Link<T, R>],
+pub fn guard<'a, T, R, C, G>(
+    chain: C,
+    gates: G,
     value: T,
     ctx: &'a InterceptContext<'a>,
     timeout: Duration,
 ) -> ChainRun<'a, T, R>
 where
+    C: Links<'a, T, R>,
+    G: Links<'a, T, R>,
     T: Send + 'a,
     R: Send + 'a,
 {
@@ -352,17 +353,18 @@ where
 }
 
 /// The gates' verdicts on the chain's `outcome`, when the guarded thing would run.
-fn then_gates<'a, T, R>(
+fn then_gates<'a, T, R, G>(
     outcome: ChainOutcome<T, R>,
-    gates: &'a [Link<T, R>],
+    gates: G,
     ctx: &'a InterceptContext<'a>,
     options: ChainOptions,
 ) -> ChainRun<'a, T, R>
 where
+    G: Links<'a, T, R>,
     T: Send + 'a,
     R: Send + 'a,
 {
-    if !would_gate(&outcome, gates) {
+    if !would_gate(&outcome, gates.len()) {
         return ChainRun::now(outcome);
     }
     let ChainOutcome {
@@ -382,8 +384,8 @@ where
 }
 
 /// Whether gates must judge: there are some, and the chain let the guarded thing run.
-fn would_gate<T, R>(outcome: &ChainOutcome<T, R>, gates: &[Link<T, R>]) -> bool {
-    !gates.is_empty() && matches!(outcome.effect, Effect::Proceed | Effect::ProceedWith)
+fn would_gate<T, R>(outcome: &ChainOutcome<T, R>, gates: usize) -> bool {
+    gates > 0 && matches!(outcome.effect, Effect::Proceed | Effect::ProceedWith)
 }
 
 /// The chain's effect and decisions, followed by the gates': a gate's `Deny` wins.
@@ -405,16 +407,17 @@ fn gated_by<T, R>(
 }
 
 /// A chain being run: the value the next interceptor observes, and what was decided so far.
-struct ChainState<T, R> {
+#[doc(hidden)]
+pub struct Running<T, R> {
     value: T,
     effect: Effect<R>,
     decisions: Vec<ChainDecision>,
     stage: DecisionStage,
 }
 
-impl<T, R> ChainState<T, R> {
+impl<T, R> Running<T, R> {
     fn new(value: T, stage: DecisionStage) -> Self {
-        ChainState {
+        Running {
             value,
             effect: Effect::Proceed,
             decisions: Vec::new(),
@@ -422,17 +425,35 @@ impl<T, R> ChainState<T, R> {
         }
     }
 
-    /// Apply rules 1–3 to the decision of interceptor `index`. Most decisions are `Proceed`:
-    /// that check is inlined into the loop, the recording is not.
+    /// Apply rules 1–3 to an answer of interceptor `index`, or hand back its future. Most answers
+    /// are `Proceed`: matched where the answer lies, never moved; the recording is not inlined.
     #[inline(always)]
-    fn note(&mut self, index: usize, link: &Link<T, R>, decision: Decision<T, R>) {
+    fn step<'a>(
+        &mut self,
+        index: usize,
+        name: Option<&str>,
+        asked: Asked<'a, T, R>,
+    ) -> Option<Waiting<'a, T, R>> {
+        match asked {
+            Asked::Now(Decision::Proceed) => None,
+            Asked::Now(decision) => {
+                self.record(index, name, decision);
+                None
+            }
+            Asked::Later(pending) => Some(Waiting { index, pending }),
+        }
+    }
+
+    /// Apply rules 1–3 to the decision of interceptor `index`.
+    #[inline(always)]
+    fn note(&mut self, index: usize, name: Option<&str>, decision: Decision<T, R>) {
         if !matches!(decision, Decision::Proceed) {
-            self.record(index, link, decision);
+            self.record(index, name, decision);
         }
     }
 
     #[inline(never)]
-    fn record(&mut self, index: usize, link: &Link<T, R>, decision: Decision<T, R>) {
+    fn record(&mut self, index: usize, name: Option<&str>, decision: Decision<T, R>) {
         let reason = match &decision {
             Decision::Deny(reason) => Some(reason.as_str()),
             _ => None,
@@ -441,7 +462,7 @@ impl<T, R> ChainState<T, R> {
             &mut self.decisions,
             matches!(self.effect, Effect::Proceed),
             self.stage,
-            (index, link.name.as_deref()),
+            (index, name),
             decision.kind(),
             reason,
         );

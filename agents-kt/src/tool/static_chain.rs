@@ -1,0 +1,279 @@
+//! A tool's interceptors, gates and after-interceptors known at compile time: held as themselves
+//! in a [`Then`] list (no `Arc`, no `dyn` per interceptor), so the optimizer inlines them into
+//! the chain runner. `#[agent]` builds one for each of its tools; the builder takes one with
+//! [`AgentBuilder::tool_with_chain`](crate::AgentBuilder::tool_with_chain). Interceptors added to
+//! the builder at run time run after them, in registration order, through the same runner.
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::Tool;
+use super::runtime::ToolChains;
+use super::view::{TypedLink, Viewed};
+use crate::chain::{ChainRun, Joined, Links, RenameLast, StaticLink, Then, guard};
+use crate::gate::GateInChain;
+use crate::interceptor::name_of;
+use crate::{InterceptContext, IntoGate, IntoInterceptor};
+
+/// Tool `T`'s interceptors, gates and after-interceptors, fixed at compile time, in order. Each
+/// accepts what the builder's run-time method accepts: a function or closure (optionally with a
+/// trailing `&InterceptContext`), or a hand-written `Interceptor`/`Gate`.
+///
+/// ```
+/// # use std::borrow::Cow;
+/// # use agents_kt::{Tool, ToolContext, ToolError};
+/// # #[derive(Clone, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+/// # pub struct WriteArgs { pub path: String }
+/// # pub struct Write;
+/// # impl Tool for Write {
+/// #     const NAME: &'static str = "write";
+/// #     type Args = WriteArgs;
+/// #     type Output = String;
+/// #     fn description(&self) -> Cow<'static, str> { "Write.".into() }
+/// #     async fn call(&self, args: WriteArgs, _: &ToolContext) -> Result<String, ToolError> { Ok(args.path) }
+/// # }
+/// use agents_kt::{Agent, Decision, Reply, ScriptedModel, ToolChain, Verdict};
+/// let chain = ToolChain::<Write>::new()
+///     .before(|args: &WriteArgs| Decision::<WriteArgs, String>::ProceedWith(WriteArgs {
+///         path: args.path.replace('~', "/home/me"),
+///     }))
+///     .named("expand_home")
+///     .gate(|args: &WriteArgs| {
+///         if args.path.starts_with("/etc") { Verdict::deny("system path") } else { Verdict::Allow }
+///     })
+///     .after(|out: &String| Decision::<String, String>::ProceedWith(out.to_uppercase()));
+/// let agent = Agent::<String, String>::builder("writer")
+///     .model(ScriptedModel::new([Reply::text("done")]))
+///     .tool_with_chain(Write, chain)
+///     .build()
+///     .unwrap();
+/// # let _ = agent;
+/// ```
+pub struct ToolChain<T: Tool, B = (), G = (), A = ()> {
+    before: B,
+    gates: G,
+    after: A,
+    last: Option<Last>,
+    _tool: PhantomData<fn() -> T>,
+}
+
+/// Which list `.named(..)` renames: the one added to last.
+#[derive(Clone, Copy)]
+enum Last {
+    Before,
+    Gate,
+    After,
+}
+
+impl<T: Tool> ToolChain<T> {
+    /// An empty chain.
+    pub fn new() -> Self {
+        ToolChain {
+            before: (),
+            gates: (),
+            after: (),
+            last: None,
+            _tool: PhantomData,
+        }
+    }
+}
+
+impl<T: Tool> Default for ToolChain<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A link named after its function or type when it has one.
+fn link<I, N: ?Sized>(interceptor: I) -> StaticLink<I> {
+    let link = StaticLink::new(interceptor);
+    match name_of::<N>() {
+        Some(name) => link.named(name),
+        None => link,
+    }
+}
+
+impl<T: Tool, B, G, A> ToolChain<T, B, G, A> {
+    /// Add an interceptor over the tool's arguments (as
+    /// [`AgentBuilder::before_tool_call`](crate::AgentBuilder::before_tool_call)).
+    #[allow(clippy::type_complexity)]
+    pub fn before<M, I>(
+        self,
+        interceptor: I,
+    ) -> ToolChain<T, Then<B, StaticLink<TypedLink<I::Interceptor>>>, G, A>
+    where
+        I: IntoInterceptor<T::Args, T::Output, T::Args, M>,
+    {
+        let added = link::<_, I>(TypedLink(interceptor.into_concrete()));
+        ToolChain {
+            before: Then(self.before, added),
+            gates: self.gates,
+            after: self.after,
+            last: Some(Last::Before),
+            _tool: PhantomData,
+        }
+    }
+
+    /// Add a gate over the tool's final arguments (as
+    /// [`AgentBuilder::gate_tool_call`](crate::AgentBuilder::gate_tool_call)).
+    #[allow(clippy::type_complexity)]
+    pub fn gate<M, V>(
+        self,
+        gate: V,
+    ) -> ToolChain<T, B, Then<G, StaticLink<TypedLink<GateInChain<V::Gate>>>>, A>
+    where
+        V: IntoGate<T::Args, T::Args, M>,
+    {
+        let added = link::<_, V>(TypedLink(GateInChain(gate.into_concrete())));
+        ToolChain {
+            before: self.before,
+            gates: Then(self.gates, added),
+            after: self.after,
+            last: Some(Last::Gate),
+            _tool: PhantomData,
+        }
+    }
+
+    /// Add an interceptor over the tool's result (as
+    /// [`AgentBuilder::after_tool_call`](crate::AgentBuilder::after_tool_call)).
+    #[allow(clippy::type_complexity)]
+    pub fn after<M, I>(
+        self,
+        interceptor: I,
+    ) -> ToolChain<T, B, G, Then<A, StaticLink<TypedLink<I::Interceptor>>>>
+    where
+        I: IntoInterceptor<T::Output, T::Output, T::Output, M>,
+    {
+        let added = link::<_, I>(TypedLink(interceptor.into_concrete()));
+        ToolChain {
+            before: self.before,
+            gates: self.gates,
+            after: Then(self.after, added),
+            last: Some(Last::After),
+            _tool: PhantomData,
+        }
+    }
+
+    /// Name the interceptor or gate added just before, for decision events and logs.
+    pub fn named(mut self, name: impl Into<Arc<str>>) -> Self
+    where
+        B: RenameLast,
+        G: RenameLast,
+        A: RenameLast,
+    {
+        let name = name.into();
+        match self.last {
+            Some(Last::Before) => self.before.rename_last(name),
+            Some(Last::Gate) => self.gates.rename_last(name),
+            Some(Last::After) => self.after.rename_last(name),
+            None => {}
+        }
+        self
+    }
+}
+
+/// What [`AgentBuilder::tool_with_chain`](crate::AgentBuilder::tool_with_chain) accepts: a
+/// [`ToolChain`] for tool `T`.
+pub trait IntoToolChain<T: Tool> {
+    #[doc(hidden)]
+    fn into_guard(self) -> BoxedChain<T>;
+}
+
+/// A compile-time chain with its types erased behind one call: the agent pays one indirect call
+/// per guard, not one per interceptor.
+#[doc(hidden)]
+pub struct BoxedChain<T: Tool>(pub(crate) Box<dyn ChainGuard<T>>);
+
+impl<T: Tool> BoxedChain<T> {
+    /// No compile-time links: every link of the tool came from the builder.
+    pub(crate) fn empty() -> Self {
+        BoxedChain(Box::new(ToolChain::<T>::new()))
+    }
+}
+
+impl<T, B, G, A> IntoToolChain<T> for ToolChain<T, B, G, A>
+where
+    T: Tool,
+    B: Send + Sync + 'static,
+    G: Send + Sync + 'static,
+    A: Send + Sync + 'static,
+    for<'a> &'a B: Links<'a, Viewed<T::Args>, T::Output>,
+    for<'a> &'a G: Links<'a, Viewed<T::Args>, T::Output>,
+    for<'a> &'a A: Links<'a, Viewed<T::Output>, T::Output>,
+{
+    fn into_guard(self) -> BoxedChain<T> {
+        BoxedChain(Box::new(self))
+    }
+}
+
+/// A tool's compile-time links followed by its run-time ones, guarded by the one guard.
+pub(crate) trait ChainGuard<T: Tool>: Send + Sync {
+    /// The before-tool interceptors, then the gates.
+    fn before<'a>(
+        &'a self,
+        dynamic: &'a ToolChains<T>,
+        value: Viewed<T::Args>,
+        ctx: &'a InterceptContext<'a>,
+        timeout: Duration,
+    ) -> ChainRun<'a, Viewed<T::Args>, T::Output>;
+
+    /// The after-tool interceptors.
+    fn after<'a>(
+        &'a self,
+        dynamic: &'a ToolChains<T>,
+        value: Viewed<T::Output>,
+        ctx: &'a InterceptContext<'a>,
+        timeout: Duration,
+    ) -> ChainRun<'a, Viewed<T::Output>, T::Output>;
+
+    /// Whether it holds after-tool interceptors of its own.
+    fn has_after(&self) -> bool;
+}
+
+impl<T, B, G, A> ChainGuard<T> for ToolChain<T, B, G, A>
+where
+    T: Tool,
+    B: Send + Sync + 'static,
+    G: Send + Sync + 'static,
+    A: Send + Sync + 'static,
+    for<'a> &'a B: Links<'a, Viewed<T::Args>, T::Output>,
+    for<'a> &'a G: Links<'a, Viewed<T::Args>, T::Output>,
+    for<'a> &'a A: Links<'a, Viewed<T::Output>, T::Output>,
+{
+    fn before<'a>(
+        &'a self,
+        dynamic: &'a ToolChains<T>,
+        value: Viewed<T::Args>,
+        ctx: &'a InterceptContext<'a>,
+        timeout: Duration,
+    ) -> ChainRun<'a, Viewed<T::Args>, T::Output> {
+        guard(
+            Joined(&self.before, &dynamic.before),
+            Joined(&self.gates, &dynamic.gates),
+            value,
+            ctx,
+            timeout,
+        )
+    }
+
+    fn after<'a>(
+        &'a self,
+        dynamic: &'a ToolChains<T>,
+        value: Viewed<T::Output>,
+        ctx: &'a InterceptContext<'a>,
+        timeout: Duration,
+    ) -> ChainRun<'a, Viewed<T::Output>, T::Output> {
+        guard(
+            Joined(&self.after, &dynamic.after),
+            &(),
+            value,
+            ctx,
+            timeout,
+        )
+    }
+
+    fn has_after(&self) -> bool {
+        !<&A as Links<'_, Viewed<T::Output>, T::Output>>::is_empty(&self.after)
+    }
+}
