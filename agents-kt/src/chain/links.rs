@@ -120,9 +120,14 @@ impl<'a, T: 'a, R: 'a> Links<'a, T, R> for &'a Vec<Link<T, R>> {
 ///
 /// ```
 /// use agents_kt::chain::StaticLink;
-/// use agents_kt::{Decision, FnInterceptor};
-/// let link = StaticLink::new(FnInterceptor::<_, u32, _>::new(|_: &u32| Decision::<u32, ()>::Proceed))
-///     .named("pass");
+/// use agents_kt::{Decision, InterceptContext, Intercepted, Interceptor};
+/// struct Pass;
+/// impl Interceptor<u32, ()> for Pass {
+///     fn intercept<'a>(&'a self, _: &u32, _: &InterceptContext<'_>) -> Intercepted<'a, u32, ()> {
+///         Intercepted::Ready(Decision::Proceed)
+///     }
+/// }
+/// let link = StaticLink::new(Pass).named("pass");
 /// assert_eq!(link.name(), Some("pass"));
 /// ```
 pub struct StaticLink<I> {
