@@ -100,6 +100,9 @@ pub struct InterceptContext<'a> {
     /// The model's raw arguments, for dynamic after-tool interceptors (which see them with the
     /// result).
     pub(crate) args: Option<&'a Value>,
+    /// Where approvals asked in this tool call's guard go, when the run has an approval desk or
+    /// a journal.
+    pub(crate) approvals: Option<&'a Arc<crate::approval::ApprovalScope>>,
 }
 
 impl<'a> InterceptContext<'a> {
@@ -125,6 +128,7 @@ impl<'a> InterceptContext<'a> {
             client: None,
             extensions,
             args: None,
+            approvals: None,
         }
     }
 
@@ -174,6 +178,43 @@ impl<'a> InterceptContext<'a> {
     /// What the caller attached to this run with `run_with` / `session_with`.
     pub fn extensions(&self) -> &'a Extensions {
         self.extensions
+    }
+
+    /// Ask a human to approve `args` and wait for the answer (see [`crate::Approval`]): at a
+    /// tool call of a run with an approval desk
+    /// ([`AgentBuilder::approvals`](crate::AgentBuilder::approvals)) or a journal
+    /// ([`Agent::run_journaled`](crate::Agent::run_journaled)). Anywhere else the answer is
+    /// `Denied`. An `Edited` answer re-runs the tool's interceptors and gates on the edited
+    /// arguments. The wait is not cut short by `Budget::interceptor_timeout`.
+    ///
+    /// ```
+    /// use agents_kt::{Approval, InterceptContext, Verdict};
+    /// # #[derive(Clone, serde::Serialize, serde::Deserialize)] struct WriteArgs { path: String }
+    /// async fn human_says_yes(args: WriteArgs, ctx: &InterceptContext<'_>) -> Verdict {
+    ///     match ctx.approval(&args).await {
+    ///         Approval::Approved => Verdict::Allow,
+    ///         Approval::Denied(reason) => Verdict::Deny(reason),
+    ///         // The guard runs again on the edited arguments, and asks again.
+    ///         Approval::Edited(_) => Verdict::deny("edited"),
+    ///     }
+    /// }
+    /// ```
+    pub fn approval<A>(&self, args: &A) -> futures::future::BoxFuture<'static, crate::Approval<A>>
+    where
+        A: serde::Serialize + serde::de::DeserializeOwned + Send + 'static,
+    {
+        self.approver().ask(args)
+    }
+
+    /// An owned handle for asking approvals from a future that outlives this borrow (a closure
+    /// registered on the builder that returns `async move { .. }`).
+    pub fn approver(&self) -> crate::Approver {
+        crate::Approver::new(self.approvals.cloned())
+    }
+
+    /// Whether someone in this guard is waiting for a human (the interceptor timeout waits too).
+    pub(crate) fn awaiting_approval(&self) -> bool {
+        self.approvals.is_some_and(|scope| scope.is_waiting())
     }
 }
 

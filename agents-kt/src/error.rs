@@ -104,6 +104,10 @@ pub enum AgentError {
     /// dropped, say).
     #[error("agent run aborted: {0}")]
     Aborted(String),
+    /// A journaled run's journal could not give a step's result: it diverged from this code, or
+    /// the journal failed.
+    #[error(transparent)]
+    Journal(#[from] crate::JournalError),
 }
 
 fn denial_text(point: InterceptionPoint, target: &str, reason: &str) -> String {

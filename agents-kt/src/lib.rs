@@ -53,6 +53,7 @@
 #![forbid(unsafe_code)]
 
 mod agent;
+pub(crate) mod approval;
 mod budget;
 pub mod chain;
 mod context;
@@ -61,6 +62,7 @@ mod error;
 mod events;
 mod gate;
 mod interceptor;
+pub(crate) mod journal;
 mod macro_support;
 mod macros;
 #[cfg(feature = "mcp")]
@@ -76,6 +78,10 @@ mod skill;
 mod tool;
 
 pub use agent::{Agent, AgentBuilder, AgentInput, AgentOutput, AgentSession, EventStream};
+pub use approval::{
+    Approval, ApprovalAnswer, ApprovalDesk, ApprovalInbox, ApprovalRequest, Approver,
+    PendingApproval, StaleApproval, approval_fingerprint,
+};
 pub use budget::{Budget, BudgetLimit, BudgetUsage};
 pub use context::{Extensions, InterceptContext};
 pub use decision::{Decision, DecisionKind};
@@ -88,6 +94,7 @@ pub use interceptor::{
     FnInterceptor, Intercepted, Interceptor, InterceptorReturn, IntoDecision, IntoInterceptor,
     markers,
 };
+pub use journal::{Journal, JournalError, MemoryJournal};
 #[cfg(feature = "mcp")]
 pub use mcp::{McpClient, McpHttpServer, McpServeError, McpServer, McpServerBuilder};
 #[cfg(feature = "mcp-client")]

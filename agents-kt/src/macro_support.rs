@@ -196,6 +196,8 @@ impl<T: crate::Tool> TypedCall<T> {
             interceptor_timeout: timeout,
             tool_timeout: Some(timeout),
             report,
+            approvals: None,
+            journaled: None,
         }
     }
 
@@ -232,6 +234,7 @@ pub struct ContextSnapshot {
     client: Option<String>,
     extensions: crate::Extensions,
     args: Option<serde_json::Value>,
+    approvals: Option<std::sync::Arc<crate::approval::ApprovalScope>>,
 }
 
 impl ContextSnapshot {
@@ -247,6 +250,7 @@ impl ContextSnapshot {
             client: ctx.client.map(str::to_string),
             extensions: ctx.extensions.clone(),
             args: ctx.args.cloned(),
+            approvals: ctx.approvals.cloned(),
         }
     }
 
@@ -262,6 +266,7 @@ impl ContextSnapshot {
             client: self.client.as_deref(),
             extensions: &self.extensions,
             args: self.args.as_ref(),
+            approvals: self.approvals.as_ref(),
         }
     }
 }

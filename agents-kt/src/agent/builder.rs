@@ -103,6 +103,7 @@ pub struct AgentBuilder<IN, OUT> {
     tool_concurrency: usize,
     observers: Observers,
     errors: Vec<BuildError>,
+    approval_desk: Option<crate::ApprovalDesk>,
 }
 
 impl<IN, OUT> fmt::Debug for AgentBuilder<IN, OUT> {
@@ -135,6 +136,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             turn_chain: Vec::new(),
             turn_gates: Vec::new(),
             last: None,
+            approval_desk: None,
             tool_concurrency: 1,
             observers: Observers::default(),
             errors: Vec::new(),
@@ -413,6 +415,15 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
         self.registered(Registered::Tool)
     }
 
+    /// Where approvals asked by interceptors and gates
+    /// ([`InterceptContext::approval`](crate::InterceptContext::approval)) go in runs without a
+    /// journal: read the questions from the desk's inbox and answer them. Without a desk (and a
+    /// journal), every approval is denied.
+    pub fn approvals(mut self, desk: crate::ApprovalDesk) -> Self {
+        self.approval_desk = Some(desk);
+        self
+    }
+
     /// Name the interceptor or gate registered just before, for decision events and logs (a
     /// function or a hand-written type is named after itself; a closure is `#<index>` unless
     /// named).
@@ -598,6 +609,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             output: OutputFormat::of::<OUT>(),
             runs: AtomicU64::new(0),
             calls: AtomicU64::new(0),
+            approval_desk: self.approval_desk,
         };
         Ok(Agent {
             inner: Arc::new(AgentInner {

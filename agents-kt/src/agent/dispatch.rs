@@ -14,8 +14,8 @@ use super::run::Run;
 use crate::budget::{BudgetTracker, exceeded};
 use crate::tool::ToolEvents;
 use crate::tool::runtime::{
-    CallRecord, CallResult, CallSetup, ErasedTool, JsonOutput, Report, ToolFailure, ToolRuntime,
-    parse_or_text,
+    CallRecord, CallResult, CallSetup, ErasedTool, Journaled, JsonOutput, Report, ToolFailure,
+    ToolRuntime, parse_or_text,
 };
 use crate::{AgentError, BudgetLimit, InterceptionPoint, Message, Tool, ToolCall, ToolContext};
 
@@ -61,7 +61,8 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         calls: &[ToolCall],
     ) -> Result<Vec<Message>, AgentError> {
         let concurrency = self.core.tool_concurrency;
-        if concurrency <= 1 || calls.len() <= 1 {
+        // A journaled run records its tool steps in the model's order: one at a time.
+        if concurrency <= 1 || calls.len() <= 1 || self.journal().is_some() {
             let mut answers = Vec::with_capacity(calls.len());
             for call in calls {
                 answers.push(self.dispatch(skill, allowed, call).await?);
@@ -125,7 +126,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             .as_any()
             .downcast_ref::<ToolRuntime<T>>()
             .ok_or_else(unknown)?;
-        let call_id = self.core.next_call_id();
+        let call_id = self.next_call_id();
         let span = tracing::info_span!(
             "tool_call",
             tool = T::NAME, call_id = %call_id, decision = tracing::field::Empty
@@ -163,7 +164,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             .ok_or_else(|| AgentError::UnknownTool {
                 tool: name.to_string(),
             })?;
-        let call_id = self.core.next_call_id();
+        let call_id = self.next_call_id();
         let span = tracing::info_span!(
             "tool_call",
             tool = name, call_id = %call_id, decision = tracing::field::Empty
@@ -208,6 +209,11 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             interceptor_timeout: self.interceptor_timeout(),
             tool_timeout: Some(self.tool_timeout()),
             report,
+            approvals: self.approvals(),
+            journaled: self.journal().map(|journal| Journaled {
+                journal,
+                step: self.next_tool_step(tool),
+            }),
         }
     }
 
@@ -308,6 +314,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                         during: format!("serializing the output of tool '{tool}'"),
                         message: message.clone(),
                     }),
+                    ToolFailure::Journal(error) => Some(AgentError::Journal(error.clone())),
                     ToolFailure::Error(_) | ToolFailure::Panicked(_) => None,
                 };
                 let error = failure.to_string();

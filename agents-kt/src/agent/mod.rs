@@ -81,6 +81,8 @@ pub(crate) struct Core<OUT> {
     output: OutputFormat,
     runs: AtomicU64,
     calls: AtomicU64,
+    /// Where approvals go in runs without a journal.
+    approval_desk: Option<crate::ApprovalDesk>,
 }
 
 impl<OUT> Core<OUT> {
@@ -201,6 +203,34 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
             ..Caller::default()
         };
         self.run_as(input, caller, None, self.next_ids("run")).await
+    }
+
+    /// [`Agent::run_with`], journaled: every model turn, tool execution and approval wait goes
+    /// through `journal` under a stable step name, so running again with a journal holding the
+    /// recorded steps replays them — the model is not called again, no tool's effect happens
+    /// twice, no approver is asked twice — while interceptors and gates run again (a changed
+    /// policy applies). The run's ids are the journal's [`run_id`](crate::Journal::run_id), and
+    /// a tool's [`ToolContext::idempotency_key`](crate::ToolContext::idempotency_key) is stable
+    /// across replays. Tool calls of one turn run one at a time (their steps must be recorded
+    /// in a deterministic order). A replay whose steps differ from the journal's ends with
+    /// [`AgentError::Journal`].
+    pub async fn run_journaled(
+        &self,
+        input: IN,
+        extensions: Extensions,
+        journal: Arc<dyn crate::Journal>,
+    ) -> Result<OUT, AgentError> {
+        let id = journal.run_id().to_string();
+        let ids = RunIds {
+            session_id: id.clone(),
+            run_id: id,
+        };
+        let caller = Caller {
+            extensions,
+            journal: Some(journal),
+            ..Caller::default()
+        };
+        self.run_as(input, caller, None, ids).await
     }
 
     /// Run the skill named `skill` on `input` (the chat path), skipping the selector; the skill

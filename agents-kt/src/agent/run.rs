@@ -12,8 +12,10 @@ use tracing::Instrument;
 
 use super::Core;
 use super::report::Step;
+use crate::approval::{Channel, RunApprovals};
 use crate::budget::BudgetTracker;
 use crate::chain::{Effect, guard, panic_message};
+use crate::journal::{Journal, JournalError};
 use crate::tool::context::ToolEvents;
 use crate::{
     AgentError, AgentEvent, ChatRequest, ChatResponse, Extensions, InterceptContext,
@@ -41,6 +43,14 @@ pub(crate) struct Run<OUT> {
     budget: Mutex<BudgetTracker>,
     /// A turn substitute taken inside a code skill: it is the run's output.
     substitute: Mutex<Option<OUT>>,
+    /// Where the run's steps are recorded and replayed from, when it is journaled.
+    journal: Option<Arc<dyn Journal>>,
+    /// Where its approvals go: the journal, else the agent's approval desk, else nowhere.
+    approvals: Option<Arc<RunApprovals>>,
+    /// Tool calls so far, for their step names (`tool#N:name`).
+    tool_calls: AtomicU32,
+    /// A code skill's tool calls so far, for their ids in a journaled run.
+    code_calls: AtomicU32,
 }
 
 /// A run's session and run ids, shared rather than copied into each tool call's context.
@@ -57,6 +67,7 @@ pub(crate) struct Caller {
     pub extensions: Extensions,
     pub client: Option<String>,
     pub progress: Option<Arc<dyn ToolEvents>>,
+    pub journal: Option<Arc<dyn Journal>>,
 }
 
 /// What one model turn produced.
@@ -79,6 +90,12 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             session_id: Arc::from(ids.session_id.as_str()),
             run_id: Arc::from(ids.run_id.as_str()),
         };
+        let channel = match (&caller.journal, &core.approval_desk) {
+            (Some(journal), _) => Some(Channel::Journal(Arc::clone(journal))),
+            (None, Some(desk)) => Some(Channel::Desk(desk.clone())),
+            (None, None) => None,
+        };
+        let approvals = channel.map(|channel| Arc::new(RunApprovals::new(channel, &ids.run_id)));
         Run {
             core,
             ids,
@@ -91,7 +108,37 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             events,
             budget,
             substitute: Mutex::new(None),
+            journal: caller.journal,
+            approvals,
+            tool_calls: AtomicU32::new(0),
+            code_calls: AtomicU32::new(0),
         }
+    }
+
+    /// The id of a code skill's tool call: unique in the agent, and in a journaled run the same
+    /// on every replay (its idempotency key depends on it).
+    pub(crate) fn next_call_id(&self) -> String {
+        if self.journal.is_some() {
+            let number = self.code_calls.fetch_add(1, Ordering::Relaxed) + 1;
+            return format!("code-call-{number}");
+        }
+        self.core.next_call_id()
+    }
+
+    /// The run's journal, when it is journaled.
+    pub(crate) fn journal(&self) -> Option<&Arc<dyn Journal>> {
+        self.journal.as_ref()
+    }
+
+    /// Where the run's approvals go, if anywhere.
+    pub(crate) fn approvals(&self) -> Option<&Arc<RunApprovals>> {
+        self.approvals.as_ref()
+    }
+
+    /// The step name of the run's next tool call.
+    pub(crate) fn next_tool_step(&self, tool: &str) -> String {
+        let number = self.tool_calls.fetch_add(1, Ordering::Relaxed) + 1;
+        format!("tool#{number}:{tool}")
     }
 
     pub(crate) fn ids(&self) -> &RunIds {
@@ -129,6 +176,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             client: self.client.as_deref(),
             extensions: &self.extensions,
             args: None,
+            approvals: None,
         }
     }
 
@@ -269,6 +317,9 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         let model = self.core.model.as_ref().ok_or_else(|| {
             AgentError::Model(ModelError::Other("the agent has no model".to_string()))
         })?;
+        if let Some(journal) = &self.journal {
+            return self.call_model_journaled(journal, model, request).await;
+        }
         let panicked =
             |during: &str, payload: Box<dyn std::any::Any + Send>| AgentError::Panicked {
                 during: during.to_string(),
@@ -301,6 +352,64 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             answer.push(chunk);
         }
         Ok(answer.finish()?)
+    }
+
+    /// The model call as a journaled step (`turn#N`): the reply is recorded, and a replay reads
+    /// it back instead of calling the model. A failed call is not recorded (a durable engine may
+    /// retry it); the run ends with the model's own error.
+    async fn call_model_journaled(
+        &self,
+        journal: &Arc<dyn Journal>,
+        model: &Arc<dyn crate::ModelClient>,
+        request: &ChatRequest,
+    ) -> Result<ChatResponse, AgentError> {
+        let step = format!("turn#{}", self.turn.load(Ordering::Relaxed));
+        let failure: Arc<Mutex<Option<AgentError>>> = Arc::default();
+        let work = {
+            let (model, request, step, failure) = (
+                Arc::clone(model),
+                request.clone(),
+                step.clone(),
+                Arc::clone(&failure),
+            );
+            Box::pin(async move {
+                let called = match catch_unwind(AssertUnwindSafe(|| model.chat(&request))) {
+                    Ok(call) => AssertUnwindSafe(call).catch_unwind().await,
+                    Err(payload) => Err(payload),
+                };
+                let error = match called {
+                    Ok(Ok(response)) => match serde_json::to_value(&response) {
+                        Ok(value) => return Ok(crate::journal::entry(&step, value)),
+                        Err(error) => AgentError::Model(ModelError::Other(format!(
+                            "the model's reply could not be journaled: {error}"
+                        ))),
+                    },
+                    Ok(Err(error)) => AgentError::from(error),
+                    Err(payload) => AgentError::Panicked {
+                        during: "calling the model".to_string(),
+                        message: panic_message(payload.as_ref()),
+                    },
+                };
+                let text = error.to_string();
+                *failure.lock().unwrap_or_else(|p| p.into_inner()) = Some(error);
+                Err(text)
+            }) as futures::future::BoxFuture<'static, Result<serde_json::Value, String>>
+        };
+        let recorded = match journal.step(&step, work).await {
+            Ok(recorded) => recorded,
+            Err(JournalError::StepFailed(text)) => {
+                let original = failure.lock().unwrap_or_else(|p| p.into_inner()).take();
+                return Err(original.unwrap_or(AgentError::Model(ModelError::Other(text))));
+            }
+            Err(error) => return Err(error.into()),
+        };
+        let value = crate::journal::read_entry(&step, recorded)?;
+        serde_json::from_value(value).map_err(|error| {
+            AgentError::Journal(JournalError::Unreadable {
+                step,
+                reason: error.to_string(),
+            })
+        })
     }
 
     /// A code skill's single model call.

@@ -194,13 +194,13 @@ where
     // The first interceptor that awaits moves the rest of the chain into a future: only
     // asynchronous chains pay for one.
     ChainRun::later(Box::pin(async move {
-        let decision = settle(pending, links.name(index), index, options.timeout).await;
+        let decision = settle(pending, links.name(index), index, options.timeout, ctx).await;
         chain.note(index, links.name(index), decision);
         for index in index + 1..links.len() {
             let decision = match caught(|| links.ask(index, &chain.value, ctx)) {
                 Asked::Now(decision) => decision,
                 Asked::Later(pending) => {
-                    settle(pending, links.name(index), index, options.timeout).await
+                    settle(pending, links.name(index), index, options.timeout, ctx).await
                 }
             };
             chain.note(index, links.name(index), decision);
@@ -227,22 +227,29 @@ fn caught<'a, T, R>(ask: impl FnOnce() -> Intercepted<'a, T, R>) -> Asked<'a, T,
 }
 
 /// Await an interceptor's decision: a panic while awaiting is a `Deny`, and so is no decision
-/// within `timeout`.
+/// within `timeout` — time spent waiting for a human's approval aside (the limit starts again
+/// once the approval is answered).
 async fn settle<T, R>(
     pending: BoxFuture<'_, Decision<T, R>>,
     name: Option<&str>,
     index: usize,
     timeout: Option<Duration>,
+    ctx: &InterceptContext<'_>,
 ) -> Decision<T, R> {
-    let decided = AssertUnwindSafe(pending).catch_unwind();
+    let mut decided = std::pin::pin!(AssertUnwindSafe(pending).catch_unwind());
     let decided = match timeout {
         None => decided.await,
-        Some(limit) => match tokio::time::timeout(limit, decided).await {
-            Ok(decided) => decided,
-            Err(_) => Ok(Decision::Deny(format!(
-                "interceptor '{}' timed out after {limit:?}",
-                label(name, index)
-            ))),
+        Some(limit) => loop {
+            match tokio::time::timeout(limit, decided.as_mut()).await {
+                Ok(decided) => break decided,
+                Err(_) if ctx.awaiting_approval() => continue,
+                Err(_) => {
+                    break Ok(Decision::Deny(format!(
+                        "interceptor '{}' timed out after {limit:?}",
+                        label(name, index)
+                    )));
+                }
+            }
         },
     };
     decided.unwrap_or_else(|payload| Decision::Deny(panic_message(payload.as_ref())))

@@ -52,6 +52,19 @@ impl ToolContext {
         ToolContext::new(call_id.into(), Arc::from(""), Arc::from(""), None)
     }
 
+    /// A key naming this call's effect, the same every time the call is replayed: the run id and
+    /// the call id. A tool that changes an external system passes it along (as an
+    /// `Idempotency-Key` header, a unique column) so that a call retried after a crash — before
+    /// its result was journaled — does not act twice.
+    ///
+    /// ```
+    /// use agents_kt::ToolContext;
+    /// assert_eq!(ToolContext::detached("call-7").idempotency_key(), "/call-7");
+    /// ```
+    pub fn idempotency_key(&self) -> String {
+        format!("{}/{}", self.run_id, self.call_id)
+    }
+
     /// The id of this tool call (the model's id on the agent loop).
     pub fn call_id(&self) -> &str {
         &self.call_id

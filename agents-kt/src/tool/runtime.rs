@@ -17,8 +17,11 @@ use serde_json::Value;
 use super::static_chain::BoxedChain;
 use super::view::Viewed;
 use super::{Tool, ToolContext};
-use crate::chain::{ChainDecision, Effect, Link};
+use crate::approval::{ApprovalScope, RunApprovals};
+use crate::chain::{ChainDecision, ChainOutcome, Effect, Link};
+use crate::journal::Journal;
 use crate::{DecisionKind, InterceptContext, ToolSpec};
+use std::sync::Arc;
 
 /// How a tool call ended, before anyone is told.
 #[derive(Debug)]
@@ -36,8 +39,8 @@ pub(crate) enum CallResult<O> {
     Failed { failure: ToolFailure },
 }
 
-/// Why a tool body failed.
-#[derive(Debug, Clone)]
+/// Why a tool body failed. Journaled as it is, so a replay fails the same way.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) enum ToolFailure {
     /// It returned an error.
     Error(String),
@@ -48,6 +51,9 @@ pub(crate) enum ToolFailure {
     /// Serializing its output panicked: the run ends (a `Serialize` impl that panics is a bug in
     /// the program, not a result the model can act on).
     OutputPanicked(String),
+    /// The run's journal could not give the call's result: the run ends.
+    #[serde(skip)]
+    Journal(crate::JournalError),
 }
 
 impl std::fmt::Display for ToolFailure {
@@ -59,6 +65,7 @@ impl std::fmt::Display for ToolFailure {
             ToolFailure::OutputPanicked(message) => {
                 write!(f, "serializing the tool's output panicked: {message}")
             }
+            ToolFailure::Journal(error) => write!(f, "{error}"),
         }
     }
 }
@@ -108,7 +115,20 @@ pub(crate) struct CallSetup<'a> {
     /// How long the tool body may take (`None`: no limit).
     pub tool_timeout: Option<Duration>,
     pub report: Report,
+    /// Where approvals asked in the guard go, if the run has somewhere.
+    pub approvals: Option<&'a Arc<RunApprovals>>,
+    /// The journal the execution is recorded in, and its step, in a journaled run.
+    pub journaled: Option<Journaled<'a>>,
 }
+
+/// A tool execution as a journaled step.
+pub(crate) struct Journaled<'a> {
+    pub journal: &'a Arc<dyn Journal>,
+    pub step: String,
+}
+
+/// How many times an approver's edit may send a call back through its guard.
+const MAX_APPROVAL_EDITS: usize = 8;
 
 /// A tool's output as its caller reads it: the text for the model (or an MCP client), and the
 /// JSON value for observers, events and MCP structured content when one of them wants it.
@@ -210,7 +230,8 @@ impl<T: Tool> Default for ToolChains<T> {
 /// compile-time links (`#[agent]`'s, or a [`ToolChain`](crate::ToolChain) given to the builder),
 /// then the ones registered on the builder.
 pub(crate) struct ToolRuntime<T: Tool> {
-    tool: T,
+    /// Shared, so a journaled execution can own it in a step that outlives this borrow.
+    tool: Arc<T>,
     /// The name the model calls it by: `T::NAME` for a Rust tool, the server's (possibly
     /// prefixed) name for a remote one.
     name: &'static str,
@@ -243,7 +264,7 @@ impl<T: Tool> ToolRuntime<T> {
         chains: ToolChains<T>,
     ) -> Self {
         ToolRuntime {
-            tool,
+            tool: Arc::new(tool),
             name,
             spec,
             statics,
@@ -263,16 +284,7 @@ impl<T: Tool> ToolRuntime<T> {
     ) -> CallRecord<T::Output> {
         let chains = &self.chains;
         let json = chains.json_args.then(|| raw.unwrap_or_else(|| json(&args)));
-        let outcome = self
-            .statics
-            .0
-            .before(
-                chains,
-                Viewed::new(args, json),
-                &setup.intercept,
-                setup.interceptor_timeout,
-            )
-            .await;
+        let outcome = self.guarded(Viewed::new(args, json), setup).await;
         let Viewed { typed: args, json } = outcome.value;
         // Serialized before the tool consumes them, and only when someone will read them: this
         // replaces a clone on every call.
@@ -302,7 +314,7 @@ impl<T: Tool> ToolRuntime<T> {
                 } else {
                     DecisionKind::ProceedWith
                 };
-                match self.execute(args, setup.tool_ctx, setup.tool_timeout).await {
+                match self.execute(args, setup).await {
                     Ok(output) => (output, false, kind),
                     Err(failure) => {
                         return CallRecord {
@@ -333,6 +345,71 @@ impl<T: Tool> ToolRuntime<T> {
             after,
             effect,
         }
+    }
+
+    /// The before-tool guard (interceptors, then gates). In a run with approvals it runs again on
+    /// an approver's edit (whoever asked asks again, about the edited arguments), and denies a
+    /// call whose arguments a later link changed after they were approved.
+    async fn guarded(
+        &self,
+        value: Viewed<T::Args>,
+        setup: &CallSetup<'_>,
+    ) -> ChainOutcome<Viewed<T::Args>, T::Output> {
+        let timeout = setup.interceptor_timeout;
+        let Some(approvals) = setup.approvals else {
+            return self
+                .statics
+                .0
+                .before(&self.chains, value, &setup.intercept, timeout)
+                .await;
+        };
+        let scope = ApprovalScope::new(Arc::clone(approvals), self.name);
+        let intercept = InterceptContext {
+            approvals: Some(&scope),
+            ..setup.intercept
+        };
+        let mut value = value;
+        let mut earlier = Vec::new();
+        for _ in 0..=MAX_APPROVAL_EDITS {
+            let mut outcome = self
+                .statics
+                .0
+                .before(&self.chains, value, &intercept, timeout)
+                .await;
+            earlier.append(&mut outcome.decisions);
+            let Some(edit) = scope.take_edit() else {
+                outcome.decisions = earlier;
+                let would_run = matches!(outcome.effect, Effect::Proceed | Effect::ProceedWith);
+                if would_run && scope.changed_after_approval(|| json(&outcome.value.typed)) {
+                    outcome.effect = Effect::Deny(
+                        "the arguments changed after they were approved; ask for approval in a gate, which sees the final arguments".to_string(),
+                    );
+                }
+                return outcome;
+            };
+            value = match serde_json::from_value::<T::Args>(edit.clone()) {
+                Ok(typed) => Viewed::new(typed, self.chains.json_args.then_some(edit)),
+                Err(error) => {
+                    outcome.decisions = earlier;
+                    outcome.effect = Effect::Deny(format!(
+                        "the approver's edit does not fit the arguments of tool '{}': {error}",
+                        self.name
+                    ));
+                    return outcome;
+                }
+            };
+        }
+        let mut outcome = self
+            .statics
+            .0
+            .before(&self.chains, value, &setup.intercept, timeout)
+            .await;
+        earlier.append(&mut outcome.decisions);
+        outcome.decisions = earlier;
+        outcome.effect = Effect::Deny(format!(
+            "the approver edited the arguments more than {MAX_APPROVAL_EDITS} times"
+        ));
+        outcome
     }
 
     /// The after-tool chain over a produced output: kept, replaced, or withheld.
@@ -373,59 +450,112 @@ impl<T: Tool> ToolRuntime<T> {
         (result, outcome.decisions)
     }
 
-    /// The tool body, with panics caught and the per-tool timeout applied. Interceptors are timed
-    /// separately (`Budget::interceptor_timeout`).
-    ///
-    /// The timeout is wall time from the body's start, so work done before its first `.await`
-    /// counts: a body that returns after its deadline is a timeout, and its result is dropped. One
-    /// hand-written poll loop rather than nested combinators keeps both the future and the code
-    /// generated for each tool small; the timer is armed (boxed) only when the body does not
-    /// finish on its first poll. The start is read from the coarse monotonic clock (a memory read,
-    /// where the precise one is a slow call on virtual machines), so the deadline of an inline body
-    /// is judged to within the clock's tick (a few milliseconds).
+    /// The tool body — or, in a journaled run, its recorded result: the body runs only the
+    /// first time, and a replay reads back its output or its failure.
     async fn execute(
         &self,
         args: T::Args,
-        ctx: &ToolContext,
-        timeout: Option<Duration>,
+        setup: &CallSetup<'_>,
     ) -> Result<T::Output, ToolFailure> {
-        let started = timeout.map(|limit| (coarsetime::Instant::now_without_cache_update(), limit));
-        let mut body = pin!(self.tool.call(args, ctx));
-        let mut timer: Option<Pin<Box<tokio::time::Sleep>>> = None;
-        std::future::poll_fn(|cx| {
-            match catch_unwind(AssertUnwindSafe(|| body.as_mut().poll(cx))) {
-                Ok(Poll::Ready(result)) => {
-                    if let Some((start, limit)) = started
-                        && since(start) > limit
-                    {
-                        // It finished, but late: an inline body no timer could interrupt.
-                        return Poll::Ready(Err(ToolFailure::TimedOut(limit)));
-                    }
-                    return Poll::Ready(
-                        result.map_err(|error| ToolFailure::Error(error.to_string())),
-                    );
-                }
-                Ok(Poll::Pending) => {}
-                // A panicking tool fails its call, not the agent.
-                Err(payload) => {
-                    return Poll::Ready(Err(ToolFailure::Panicked(crate::chain::panic_message(
-                        payload.as_ref(),
-                    ))));
-                }
-            }
-            let Some((start, limit)) = started else {
-                return Poll::Pending;
-            };
-            let timer = timer.get_or_insert_with(|| {
-                Box::pin(tokio::time::sleep(limit.saturating_sub(since(start))))
-            });
-            timer
-                .as_mut()
-                .poll(cx)
-                .map(|()| Err(ToolFailure::TimedOut(limit)))
-        })
-        .await
+        let Some(journaled) = &setup.journaled else {
+            return run_body(&*self.tool, args, setup.tool_ctx, setup.tool_timeout).await;
+        };
+        let step = journaled.step.clone();
+        let work = {
+            let (tool, ctx, timeout, step) = (
+                Arc::clone(&self.tool),
+                setup.tool_ctx.clone(),
+                setup.tool_timeout,
+                step.clone(),
+            );
+            Box::pin(async move {
+                let value = match run_body(&*tool, args, &ctx, timeout).await {
+                    Ok(output) => match serde_json::to_value(&output) {
+                        Ok(output) => serde_json::json!({ "output": output }),
+                        Err(error) => serde_json::json!({ "failure": ToolFailure::Error(format!(
+                            "the tool's output could not be journaled: {error}"
+                        )) }),
+                    },
+                    Err(failure) => serde_json::json!({ "failure": failure }),
+                };
+                Ok(crate::journal::entry(&step, value))
+            }) as BoxFuture<'static, Result<Value, String>>
+        };
+        let unreadable = |reason: String| {
+            ToolFailure::Journal(crate::JournalError::Unreadable {
+                step: step.clone(),
+                reason,
+            })
+        };
+        let recorded = journaled
+            .journal
+            .step(&step, work)
+            .await
+            .map_err(ToolFailure::Journal)?;
+        let mut value =
+            crate::journal::read_entry(&step, recorded).map_err(ToolFailure::Journal)?;
+        if let Some(failure) = value.get_mut("failure") {
+            return Err(serde_json::from_value(failure.take())
+                .unwrap_or_else(|error| unreadable(error.to_string())));
+        }
+        let output = value
+            .get_mut("output")
+            .map(Value::take)
+            .unwrap_or(Value::Null);
+        serde_json::from_value(output).map_err(|error| unreadable(error.to_string()))
     }
+}
+
+/// The tool body, with panics caught and the per-tool timeout applied. Interceptors are timed
+/// separately (`Budget::interceptor_timeout`).
+///
+/// The timeout is wall time from the body's start, so work done before its first `.await`
+/// counts: a body that returns after its deadline is a timeout, and its result is dropped. One
+/// hand-written poll loop rather than nested combinators keeps both the future and the code
+/// generated for each tool small; the timer is armed (boxed) only when the body does not finish
+/// on its first poll. The start is read from the coarse monotonic clock (a memory read, where
+/// the precise one is a slow call on virtual machines), so the deadline of an inline body is
+/// judged to within the clock's tick (a few milliseconds).
+async fn run_body<T: Tool>(
+    tool: &T,
+    args: T::Args,
+    ctx: &ToolContext,
+    timeout: Option<Duration>,
+) -> Result<T::Output, ToolFailure> {
+    let started = timeout.map(|limit| (coarsetime::Instant::now_without_cache_update(), limit));
+    let mut body = pin!(tool.call(args, ctx));
+    let mut timer: Option<Pin<Box<tokio::time::Sleep>>> = None;
+    std::future::poll_fn(|cx| {
+        match catch_unwind(AssertUnwindSafe(|| body.as_mut().poll(cx))) {
+            Ok(Poll::Ready(result)) => {
+                if let Some((start, limit)) = started
+                    && since(start) > limit
+                {
+                    // It finished, but late: an inline body no timer could interrupt.
+                    return Poll::Ready(Err(ToolFailure::TimedOut(limit)));
+                }
+                return Poll::Ready(result.map_err(|error| ToolFailure::Error(error.to_string())));
+            }
+            Ok(Poll::Pending) => {}
+            // A panicking tool fails its call, not the agent.
+            Err(payload) => {
+                return Poll::Ready(Err(ToolFailure::Panicked(crate::chain::panic_message(
+                    payload.as_ref(),
+                ))));
+            }
+        }
+        let Some((start, limit)) = started else {
+            return Poll::Pending;
+        };
+        let timer = timer.get_or_insert_with(|| {
+            Box::pin(tokio::time::sleep(limit.saturating_sub(since(start))))
+        });
+        timer
+            .as_mut()
+            .poll(cx)
+            .map(|()| Err(ToolFailure::TimedOut(limit)))
+    })
+    .await
 }
 
 /// Time since `start`, on the coarse clock.

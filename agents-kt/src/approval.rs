@@ -1,0 +1,492 @@
+//! Approvals: an interceptor or gate at a tool call asks a human, and waits. The human sees the
+//! tool and its arguments and answers Approve, Deny(reason) or Edit(arguments); the answer is
+//! bound to a fingerprint of what they saw, so an answer about other arguments is refused.
+//!
+//! In one process the question goes to an [`ApprovalDesk`] (a channel the application reads);
+//! in a journaled run it goes through the [`Journal`](crate::Journal), which records the answer —
+//! under Restate the run waits on a durable promise with nothing held open, for days if need be.
+//!
+//! An edit re-runs the tool's interceptors and gates on the edited arguments (and whoever asked
+//! asks again, for them); arguments changed by a later interceptor after an approval deny the
+//! call. Ask in a gate to approve exactly what will run.
+
+use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+
+use futures::channel::{mpsc, oneshot};
+use futures::future::BoxFuture;
+use futures::{Stream, StreamExt};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::Journal;
+
+/// What an approver is asked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ApprovalRequest {
+    /// The run asking.
+    pub run_id: String,
+    /// The approval's step name in the run (`approval#N:tool`).
+    pub step: String,
+    /// The tool whose call is to be approved.
+    pub tool: String,
+    /// Its arguments, as JSON.
+    pub args: Value,
+    /// The fingerprint of the tool name and the canonical arguments: an answer repeats it.
+    pub fingerprint: String,
+}
+
+/// An approver's answer, bound to the fingerprint of the request it answers.
+///
+/// ```
+/// use agents_kt::ApprovalAnswer;
+/// let answer: ApprovalAnswer =
+///     serde_json::from_str(r#"{"answer":"deny","fingerprint":"ab12","reason":"not today"}"#).unwrap();
+/// assert_eq!(answer.fingerprint(), "ab12");
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "answer", rename_all = "snake_case")]
+pub enum ApprovalAnswer {
+    /// Run the call with the arguments shown.
+    Approve {
+        /// The request's fingerprint.
+        fingerprint: String,
+    },
+    /// Do not run it.
+    Deny {
+        /// The request's fingerprint.
+        fingerprint: String,
+        /// Why, for the model and the audit trail.
+        reason: String,
+    },
+    /// Run it with these arguments instead (they pass the interceptors and gates again, and
+    /// need their own approval).
+    Edit {
+        /// The request's fingerprint.
+        fingerprint: String,
+        /// The replacement arguments, as JSON of the tool's argument type.
+        args: Value,
+    },
+}
+
+impl ApprovalAnswer {
+    /// The fingerprint of the request this answers.
+    pub fn fingerprint(&self) -> &str {
+        match self {
+            ApprovalAnswer::Approve { fingerprint }
+            | ApprovalAnswer::Deny { fingerprint, .. }
+            | ApprovalAnswer::Edit { fingerprint, .. } => fingerprint,
+        }
+    }
+}
+
+/// What an interceptor or gate learns from [`InterceptContext::approval`](crate::InterceptContext::approval).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Approval<A> {
+    /// Approved as asked.
+    Approved,
+    /// Denied, for this reason (also: nobody can answer, the answer did not fit, the wait
+    /// failed — an approval never lets a call through by default).
+    Denied(String),
+    /// The approver edited the arguments: the tool's guard runs again on these.
+    Edited(A),
+}
+
+/// The fingerprint of a call of `tool` with `args`: SHA-256 over the name and the arguments'
+/// canonical JSON (object keys sorted at every level), in hex. Equal for equal arguments whatever
+/// their field order.
+///
+/// ```
+/// use agents_kt::approval_fingerprint;
+/// use serde_json::json;
+/// let a = approval_fingerprint("write", &json!({"path": "/tmp/a", "mode": 1}));
+/// let b = approval_fingerprint("write", &json!({"mode": 1, "path": "/tmp/a"}));
+/// assert_eq!(a, b);
+/// assert_ne!(a, approval_fingerprint("write", &json!({"path": "/tmp/b", "mode": 1})));
+/// ```
+pub fn approval_fingerprint(tool: &str, args: &Value) -> String {
+    let mut hash = Sha256::new();
+    hash.update(tool.as_bytes());
+    hash.update([0]);
+    canonical(args, &mut hash);
+    hash.finalize()
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+/// Feed `value`'s canonical JSON to `hash`: objects with their keys sorted.
+fn canonical(value: &Value, hash: &mut Sha256) {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            hash.update(b"{");
+            for (position, key) in keys.into_iter().enumerate() {
+                if position > 0 {
+                    hash.update(b",");
+                }
+                hash.update(Value::String(key.clone()).to_string().as_bytes());
+                hash.update(b":");
+                canonical(&map[key], hash);
+            }
+            hash.update(b"}");
+        }
+        Value::Array(items) => {
+            hash.update(b"[");
+            for (position, item) in items.iter().enumerate() {
+                if position > 0 {
+                    hash.update(b",");
+                }
+                canonical(item, hash);
+            }
+            hash.update(b"]");
+        }
+        scalar => hash.update(scalar.to_string().as_bytes()),
+    }
+}
+
+/// Where a run's approvals go in one process: give it to the agent
+/// ([`AgentBuilder::approvals`](crate::AgentBuilder::approvals)) or to a
+/// [`MemoryJournal`](crate::MemoryJournal), and read the questions from its [`ApprovalInbox`].
+///
+/// ```
+/// use agents_kt::ApprovalDesk;
+/// let (desk, inbox) = ApprovalDesk::new();
+/// # drop((desk, inbox));
+/// ```
+#[derive(Clone)]
+pub struct ApprovalDesk {
+    questions: mpsc::UnboundedSender<PendingApproval>,
+}
+
+/// The questions put to an [`ApprovalDesk`], as a stream of [`PendingApproval`]s.
+pub struct ApprovalInbox {
+    questions: mpsc::UnboundedReceiver<PendingApproval>,
+}
+
+impl ApprovalDesk {
+    /// A desk and the inbox its questions arrive in.
+    pub fn new() -> (ApprovalDesk, ApprovalInbox) {
+        let (questions, inbox) = mpsc::unbounded();
+        (
+            ApprovalDesk { questions },
+            ApprovalInbox { questions: inbox },
+        )
+    }
+
+    /// Ask, and wait for the answer (as JSON of an [`ApprovalAnswer`]). Nobody left to answer —
+    /// the inbox or the question dropped — is a denial.
+    pub(crate) async fn ask(&self, request: ApprovalRequest) -> Value {
+        let fingerprint = request.fingerprint.clone();
+        let (reply, answer) = oneshot::channel();
+        let unanswered = |why: &str| ApprovalAnswer::Deny {
+            fingerprint: fingerprint.clone(),
+            reason: format!("approval not given: {why}"),
+        };
+        let answer = if self
+            .questions
+            .unbounded_send(PendingApproval { request, reply })
+            .is_err()
+        {
+            unanswered("nobody reads the approval desk")
+        } else {
+            answer
+                .await
+                .unwrap_or_else(|_| unanswered("the question was dropped unanswered"))
+        };
+        serde_json::to_value(answer).unwrap_or(Value::Null)
+    }
+}
+
+impl fmt::Debug for ApprovalDesk {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ApprovalDesk").finish_non_exhaustive()
+    }
+}
+
+impl Stream for ApprovalInbox {
+    type Item = PendingApproval;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<PendingApproval>> {
+        self.questions.poll_next_unpin(cx)
+    }
+}
+
+/// One question waiting for an answer.
+pub struct PendingApproval {
+    request: ApprovalRequest,
+    reply: oneshot::Sender<ApprovalAnswer>,
+}
+
+/// An answer about other arguments than the ones asked about: refused, the question still open.
+#[derive(Debug, thiserror::Error)]
+#[error("the answer is for arguments with fingerprint {given}, the question is about {asked}")]
+pub struct StaleApproval {
+    /// The question, still waiting for an answer.
+    pub pending: PendingApproval,
+    /// The fingerprint the answer carried.
+    pub given: String,
+    /// The question's.
+    pub asked: String,
+}
+
+impl PendingApproval {
+    /// What is asked.
+    pub fn request(&self) -> &ApprovalRequest {
+        &self.request
+    }
+
+    /// The arguments as the tool's own type.
+    pub fn args<A: DeserializeOwned>(&self) -> Result<A, serde_json::Error> {
+        A::deserialize(&self.request.args)
+    }
+
+    /// Answer; an answer carrying another fingerprint is refused and the question stays open.
+    pub fn answer(self, answer: ApprovalAnswer) -> Result<(), Box<StaleApproval>> {
+        if answer.fingerprint() != self.request.fingerprint {
+            let asked = self.request.fingerprint.clone();
+            return Err(Box::new(StaleApproval {
+                given: answer.fingerprint().to_string(),
+                asked,
+                pending: self,
+            }));
+        }
+        // The run may have ended meanwhile; then nobody needs the answer.
+        let _ = self.reply.send(answer);
+        Ok(())
+    }
+
+    /// Approve the arguments shown.
+    pub fn approve(self) {
+        let fingerprint = self.request.fingerprint.clone();
+        let _ = self.answer(ApprovalAnswer::Approve { fingerprint });
+    }
+
+    /// Deny, saying why.
+    pub fn deny(self, reason: impl Into<String>) {
+        let fingerprint = self.request.fingerprint.clone();
+        let reason = reason.into();
+        let _ = self.answer(ApprovalAnswer::Deny {
+            fingerprint,
+            reason,
+        });
+    }
+
+    /// Run with `args` instead (they pass the guard again and need their own approval).
+    pub fn edit<A: Serialize>(self, args: &A) -> Result<(), serde_json::Error> {
+        let fingerprint = self.request.fingerprint.clone();
+        let args = serde_json::to_value(args)?;
+        let _ = self.answer(ApprovalAnswer::Edit { fingerprint, args });
+        Ok(())
+    }
+}
+
+impl fmt::Debug for PendingApproval {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PendingApproval")
+            .field("request", &self.request)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Where a run's approvals go: its journal (recorded, durable), or a desk.
+#[derive(Clone)]
+pub(crate) enum Channel {
+    Journal(Arc<dyn Journal>),
+    Desk(ApprovalDesk),
+}
+
+/// A run's approvals: where they go and how many were asked (the step numbers).
+pub(crate) struct RunApprovals {
+    channel: Channel,
+    run_id: String,
+    asked: AtomicU32,
+}
+
+impl RunApprovals {
+    pub(crate) fn new(channel: Channel, run_id: &str) -> Self {
+        RunApprovals {
+            channel,
+            run_id: run_id.to_string(),
+            asked: AtomicU32::new(0),
+        }
+    }
+}
+
+/// The approvals of one guard of one tool call: what was approved and edited in it.
+pub(crate) struct ApprovalScope {
+    run: Arc<RunApprovals>,
+    tool: String,
+    state: Mutex<ScopeState>,
+    /// Whether someone in this guard is waiting for a human: the interceptor timeout does not
+    /// run out on a human.
+    waiting: AtomicBool,
+}
+
+#[derive(Default)]
+struct ScopeState {
+    approved: Vec<String>,
+    edit: Option<Value>,
+}
+
+impl ApprovalScope {
+    pub(crate) fn new(run: Arc<RunApprovals>, tool: &str) -> Arc<Self> {
+        Arc::new(ApprovalScope {
+            run,
+            tool: tool.to_string(),
+            state: Mutex::new(ScopeState::default()),
+            waiting: AtomicBool::new(false),
+        })
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, ScopeState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The arguments an approver edited in this guard, if any (taken: the next guard starts
+    /// clean).
+    pub(crate) fn take_edit(&self) -> Option<Value> {
+        let mut state = self.state();
+        let edit = state.edit.take();
+        if edit.is_some() {
+            // What was approved before the edit is not what will run.
+            state.approved.clear();
+        }
+        edit
+    }
+
+    /// Whether something was approved in this guard, but not `final_args`: a later link changed
+    /// the arguments after the approval.
+    pub(crate) fn changed_after_approval(&self, final_args: impl FnOnce() -> Value) -> bool {
+        let state = self.state();
+        !state.approved.is_empty()
+            && !state
+                .approved
+                .contains(&approval_fingerprint(&self.tool, &final_args()))
+    }
+
+    /// Whether someone is waiting for a human now.
+    pub(crate) fn is_waiting(&self) -> bool {
+        self.waiting.load(Ordering::Relaxed)
+    }
+
+    /// Ask about `args`; the answer as the caller's type.
+    async fn ask(&self, args: Value) -> AnswerOf {
+        let number = self.run.asked.fetch_add(1, Ordering::Relaxed) + 1;
+        let step = format!("approval#{number}:{}", self.tool);
+        let fingerprint = approval_fingerprint(&self.tool, &args);
+        let request = ApprovalRequest {
+            run_id: self.run.run_id.clone(),
+            step: step.clone(),
+            tool: self.tool.clone(),
+            args,
+            fingerprint: fingerprint.clone(),
+        };
+        self.waiting.store(true, Ordering::Relaxed);
+        let answer = match &self.run.channel {
+            Channel::Desk(desk) => Ok(desk.ask(request).await),
+            Channel::Journal(journal) => journal
+                .approval(&step, request)
+                .await
+                .and_then(|entry| crate::journal::read_entry(&step, entry)),
+        };
+        self.waiting.store(false, Ordering::Relaxed);
+        let answer = match answer {
+            Ok(answer) => answer,
+            Err(error) => return AnswerOf::Denied(format!("approval not given: {error}")),
+        };
+        let answer: ApprovalAnswer = match serde_json::from_value(answer) {
+            Ok(answer) => answer,
+            Err(error) => {
+                return AnswerOf::Denied(format!("the approval answer could not be read: {error}"));
+            }
+        };
+        if answer.fingerprint() != fingerprint {
+            return AnswerOf::Denied(format!(
+                "the approval answered other arguments (fingerprint {}, asked {fingerprint})",
+                answer.fingerprint()
+            ));
+        }
+        match answer {
+            ApprovalAnswer::Approve { .. } => {
+                self.state().approved.push(fingerprint);
+                AnswerOf::Approved
+            }
+            ApprovalAnswer::Deny { reason, .. } => AnswerOf::Denied(reason),
+            ApprovalAnswer::Edit { args, .. } => {
+                self.state().edit = Some(args.clone());
+                AnswerOf::Edited(args)
+            }
+        }
+    }
+}
+
+enum AnswerOf {
+    Approved,
+    Denied(String),
+    Edited(Value),
+}
+
+/// An owned handle to ask for approvals from inside an interceptor's or gate's future
+/// ([`InterceptContext::approver`](crate::InterceptContext::approver)).
+#[derive(Clone)]
+pub struct Approver {
+    scope: Option<Arc<ApprovalScope>>,
+}
+
+impl Approver {
+    pub(crate) fn new(scope: Option<Arc<ApprovalScope>>) -> Self {
+        Approver { scope }
+    }
+
+    /// Ask a human to approve `args` and wait for the answer. Without an approval desk or a
+    /// journal, or outside a tool call, the answer is `Denied` (an approval never defaults to
+    /// yes).
+    pub fn ask<A>(&self, args: &A) -> BoxFuture<'static, Approval<A>>
+    where
+        A: Serialize + DeserializeOwned + Send + 'static,
+    {
+        let scope = self.scope.clone();
+        let args = serde_json::to_value(args);
+        Box::pin(async move {
+            let Some(scope) = scope else {
+                return Approval::Denied(
+                    "no approver: give the agent an ApprovalDesk (`.approvals(desk)`) or run it journaled, and ask at a tool call".to_string(),
+                );
+            };
+            let args = match args {
+                Ok(args) => args,
+                Err(error) => {
+                    return Approval::Denied(format!(
+                        "the arguments could not be shown to the approver: {error}"
+                    ));
+                }
+            };
+            match scope.ask(args).await {
+                AnswerOf::Approved => Approval::Approved,
+                AnswerOf::Denied(reason) => Approval::Denied(reason),
+                AnswerOf::Edited(args) => match A::deserialize(&args) {
+                    Ok(args) => Approval::Edited(args),
+                    Err(error) => {
+                        Approval::Denied(format!("the approver's edit does not fit: {error}"))
+                    }
+                },
+            }
+        })
+    }
+}
+
+impl fmt::Debug for Approver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Approver")
+            .field("available", &self.scope.is_some())
+            .finish()
+    }
+}

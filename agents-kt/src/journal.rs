@@ -1,0 +1,227 @@
+//! Journaled steps: what lets a run survive its process. A run given a [`Journal`]
+//! (`Agent::run_journaled`) calls each model turn, each tool execution and each approval wait
+//! through it, under a stable name (`turn#N`, `tool#N:name`, `approval#N:name`). The first time, the
+//! step runs and the journal records its result; when the run is replayed (after a crash, on
+//! another worker), the journal hands back the recorded result and the step does not run again:
+//! the model is not asked twice, a tool's effect does not happen twice, a human is not asked
+//! twice. Everything between steps — the interceptors, the gates, the loop itself — runs again,
+//! so a policy changed in between applies on resume.
+//!
+//! A run without a journal calls its steps directly, as it always did: the journal costs nothing
+//! unless it is used. [`MemoryJournal`] records in memory (a run replayed in the same process,
+//! and tests); the crate `agents-kt-restate` records in Restate, where the steps outlive any
+//! process.
+
+use std::sync::Mutex;
+
+use futures::future::BoxFuture;
+use serde_json::{Value, json};
+
+/// Where a run's steps are recorded and replayed from. Implementations record opaque JSON values
+/// in order; the runtime wraps each with its step's name and checks it on replay, so a journal
+/// needs no knowledge of what a step is.
+///
+/// ```
+/// use std::sync::Arc;
+/// use agents_kt::{Agent, Journal, MemoryJournal, Reply, ScriptedModel};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let model = ScriptedModel::new([Reply::text("hi")]);
+/// let agent = Agent::<String, String>::builder("a").model(model.clone()).build().unwrap();
+/// let journal = Arc::new(MemoryJournal::new("run-1"));
+/// agent.run_journaled("hello".into(), Default::default(), journal.clone()).await.unwrap();
+/// // Replayed from what was recorded: the model is not called again.
+/// let replay = Arc::new(MemoryJournal::replaying("run-1", journal.entries()));
+/// agent.run_journaled("hello".into(), Default::default(), replay).await.unwrap();
+/// assert_eq!(model.requests().len(), 1);
+/// # }
+/// ```
+pub trait Journal: Send + Sync + 'static {
+    /// The durable run's id, the same on every replay: the run's session and run id, and the
+    /// root of its tools' idempotency keys.
+    fn run_id(&self) -> &str;
+
+    /// The recorded result of the step `name`: on first execution, `work`'s result, recorded
+    /// before it is returned; on replay, the recorded one, and `work` is dropped unpolled. A
+    /// `work` that fails is not recorded ([`JournalError::StepFailed`]): a durable engine may
+    /// retry it.
+    fn step(
+        &self,
+        name: &str,
+        work: BoxFuture<'static, Result<Value, String>>,
+    ) -> BoxFuture<'_, Result<Value, JournalError>>;
+
+    /// The recorded answer to the approval `name`: on first execution, waits — durably, where the
+    /// journal is durable — until someone answers `request`.
+    fn approval(
+        &self,
+        name: &str,
+        request: crate::ApprovalRequest,
+    ) -> BoxFuture<'_, Result<Value, JournalError>>;
+}
+
+/// Why a journaled step has no result.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum JournalError {
+    /// The journal holds another step where this run expects `expected`: the code (or its
+    /// configuration) changed since the run was recorded, and mixing the two would be wrong.
+    #[error(
+        "the run's journal has step '{recorded}' where this code expects '{expected}': the agent changed since the run was recorded; finish it with the code that started it, or start a new run"
+    )]
+    Diverged {
+        /// The step this code was about to take.
+        expected: String,
+        /// The step the journal recorded at that place.
+        recorded: String,
+    },
+    /// A recorded result could not be read back.
+    #[error("the journaled result of step '{step}' could not be read: {reason}")]
+    Unreadable {
+        /// The step.
+        step: String,
+        /// What did not fit.
+        reason: String,
+    },
+    /// The step's work failed; nothing was recorded.
+    #[error("{0}")]
+    StepFailed(String),
+    /// The journal itself failed (its engine is unreachable, the run was cancelled).
+    #[error("the journal failed: {0}")]
+    Failed(String),
+}
+
+/// A step's recorded value: its name with its result, so a replay can check it is the same step.
+pub(crate) fn entry(name: &str, value: Value) -> Value {
+    json!({ "step": name, "value": value })
+}
+
+/// The value in a recorded `entry`, checked against the step this run is taking.
+pub(crate) fn read_entry(expected: &str, entry: Value) -> Result<Value, JournalError> {
+    let recorded = entry
+        .get("step")
+        .and_then(Value::as_str)
+        .unwrap_or("<unnamed>");
+    if recorded != expected {
+        return Err(JournalError::Diverged {
+            expected: expected.to_string(),
+            recorded: recorded.to_string(),
+        });
+    }
+    let Value::Object(mut fields) = entry else {
+        return Err(JournalError::Unreadable {
+            step: expected.to_string(),
+            reason: "not an object".to_string(),
+        });
+    };
+    fields
+        .remove("value")
+        .ok_or_else(|| JournalError::Unreadable {
+            step: expected.to_string(),
+            reason: "no value".to_string(),
+        })
+}
+
+/// A journal in memory: records a run's steps, and replays them into a new run in the same
+/// process ([`MemoryJournal::replaying`]). Approvals are answered through an
+/// [`ApprovalDesk`](crate::ApprovalDesk) when one is given, and recorded like any step.
+pub struct MemoryJournal {
+    run_id: String,
+    entries: Mutex<Vec<Value>>,
+    cursor: Mutex<usize>,
+    desk: Option<crate::ApprovalDesk>,
+}
+
+impl MemoryJournal {
+    /// An empty journal for the run `run_id`.
+    pub fn new(run_id: impl Into<String>) -> Self {
+        Self::replaying(run_id, Vec::new())
+    }
+
+    /// A journal replaying `entries` (from [`MemoryJournal::entries`] of an earlier run), then
+    /// recording what comes after them.
+    pub fn replaying(run_id: impl Into<String>, entries: Vec<Value>) -> Self {
+        MemoryJournal {
+            run_id: run_id.into(),
+            entries: Mutex::new(entries),
+            cursor: Mutex::new(0),
+            desk: None,
+        }
+    }
+
+    /// Answer approvals through `desk`.
+    pub fn with_approvals(mut self, desk: crate::ApprovalDesk) -> Self {
+        self.desk = Some(desk);
+        self
+    }
+
+    /// What was recorded, in order.
+    pub fn entries(&self) -> Vec<Value> {
+        self.entries
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+
+    /// The next recorded entry, if the replay has not reached the end.
+    fn replayed(&self) -> Option<Value> {
+        let mut cursor = self.cursor.lock().unwrap_or_else(|p| p.into_inner());
+        let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        let entry = entries.get(*cursor).cloned();
+        if entry.is_some() {
+            *cursor += 1;
+        }
+        entry
+    }
+
+    fn record(&self, entry: Value) {
+        let mut cursor = self.cursor.lock().unwrap_or_else(|p| p.into_inner());
+        self.entries
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(entry);
+        *cursor += 1;
+    }
+}
+
+impl Journal for MemoryJournal {
+    fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    fn step(
+        &self,
+        _name: &str,
+        work: BoxFuture<'static, Result<Value, String>>,
+    ) -> BoxFuture<'_, Result<Value, JournalError>> {
+        Box::pin(async move {
+            if let Some(entry) = self.replayed() {
+                return Ok(entry);
+            }
+            let entry = work.await.map_err(JournalError::StepFailed)?;
+            self.record(entry.clone());
+            Ok(entry)
+        })
+    }
+
+    fn approval(
+        &self,
+        name: &str,
+        request: crate::ApprovalRequest,
+    ) -> BoxFuture<'_, Result<Value, JournalError>> {
+        let name = name.to_string();
+        Box::pin(async move {
+            if let Some(entry) = self.replayed() {
+                return Ok(entry);
+            }
+            let Some(desk) = &self.desk else {
+                return Err(JournalError::Failed(format!(
+                    "approval '{name}' was asked for, but this journal has no approval desk"
+                )));
+            };
+            let answer = desk.ask(request).await;
+            let entry = entry(&name, answer);
+            self.record(entry.clone());
+            Ok(entry)
+        })
+    }
+}
