@@ -392,10 +392,7 @@ impl ApprovalScope {
         self.waiting.store(true, Ordering::Relaxed);
         let answer = match &self.run.channel {
             Channel::Desk(desk) => Ok(desk.ask(request).await),
-            Channel::Journal(journal) => journal
-                .approval(&step, request)
-                .await
-                .and_then(|entry| crate::journal::read_entry(&step, entry)),
+            Channel::Journal(journal) => journal.approval(&step, request).await,
         };
         self.waiting.store(false, Ordering::Relaxed);
         let answer = match answer {

@@ -51,8 +51,10 @@ pub trait Journal: Send + Sync + 'static {
         work: BoxFuture<'static, Result<Value, String>>,
     ) -> BoxFuture<'_, Result<Value, JournalError>>;
 
-    /// The recorded answer to the approval `name`: on first execution, waits — durably, where the
-    /// journal is durable — until someone answers `request`.
+    /// The recorded answer to the approval `name` (JSON of an
+    /// [`ApprovalAnswer`](crate::ApprovalAnswer)): on first execution, waits — durably, where the
+    /// journal is durable — until someone answers `request`. The runtime checks the answer's
+    /// fingerprint against the request's.
     fn approval(
         &self,
         name: &str,
@@ -91,7 +93,14 @@ pub enum JournalError {
 }
 
 /// A step's recorded value: its name with its result, so a replay can check it is the same step.
-pub(crate) fn entry(name: &str, value: Value) -> Value {
+/// A [`Journal`] records what `step`'s work returns as it is; this is how the runtime builds it.
+///
+/// ```
+/// use agents_kt::journal_entry;
+/// let entry = journal_entry("turn#1", serde_json::json!({"content": "hi"}));
+/// assert_eq!(entry["step"], "turn#1");
+/// ```
+pub fn journal_entry(name: &str, value: Value) -> Value {
     json!({ "step": name, "value": value })
 }
 
@@ -211,7 +220,7 @@ impl Journal for MemoryJournal {
         let name = name.to_string();
         Box::pin(async move {
             if let Some(entry) = self.replayed() {
-                return Ok(entry);
+                return read_entry(&name, entry);
             }
             let Some(desk) = &self.desk else {
                 return Err(JournalError::Failed(format!(
@@ -219,9 +228,8 @@ impl Journal for MemoryJournal {
                 )));
             };
             let answer = desk.ask(request).await;
-            let entry = entry(&name, answer);
-            self.record(entry.clone());
-            Ok(entry)
+            self.record(journal_entry(&name, answer.clone()));
+            Ok(answer)
         })
     }
 }

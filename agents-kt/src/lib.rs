@@ -94,7 +94,7 @@ pub use interceptor::{
     FnInterceptor, Intercepted, Interceptor, InterceptorReturn, IntoDecision, IntoInterceptor,
     markers,
 };
-pub use journal::{Journal, JournalError, MemoryJournal};
+pub use journal::{Journal, JournalError, MemoryJournal, journal_entry};
 #[cfg(feature = "mcp")]
 pub use mcp::{McpClient, McpHttpServer, McpServeError, McpServer, McpServerBuilder};
 #[cfg(feature = "mcp-client")]

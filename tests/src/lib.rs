@@ -4,6 +4,7 @@
 pub mod counting;
 pub mod ledger;
 pub mod llama;
+pub mod restate;
 
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex};

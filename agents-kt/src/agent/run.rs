@@ -379,7 +379,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                 };
                 let error = match called {
                     Ok(Ok(response)) => match serde_json::to_value(&response) {
-                        Ok(value) => return Ok(crate::journal::entry(&step, value)),
+                        Ok(value) => return Ok(crate::journal_entry(&step, value)),
                         Err(error) => AgentError::Model(ModelError::Other(format!(
                             "the model's reply could not be journaled: {error}"
                         ))),

@@ -478,7 +478,7 @@ impl<T: Tool> ToolRuntime<T> {
                     },
                     Err(failure) => serde_json::json!({ "failure": failure }),
                 };
-                Ok(crate::journal::entry(&step, value))
+                Ok(crate::journal_entry(&step, value))
             }) as BoxFuture<'static, Result<Value, String>>
         };
         let unreadable = |reason: String| {

@@ -1,0 +1,160 @@
+//! A ledger agent served as a Restate workflow, for the durable-run tests: they start it as a
+//! process, kill it, and start it again. Every `append` needs a human's approval (a gate), and
+//! everything that must happen once is counted in files under `LEDGER_DIR`:
+//! - `ledger.txt`: one line per appended entry (the tool's effect);
+//! - `model-calls.txt`: one line per model call;
+//! - `keys.txt`: the idempotency keys of the effects made (a retried call finds its key there);
+//! - with `CRASH_AFTER_APPEND=1`, the process aborts once right after its first effect, before
+//!   the result is journaled (`crashed.txt` marks that it did).
+//!
+//! Environment: `LISTEN` (address), `LEDGER_DIR`.
+
+use std::borrow::Cow;
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use agents_kt::{
+    Agent, Approval, ChatChunk, ChatRequest, ChatResponse, ChatStream, InterceptContext,
+    ModelClient, ModelError, Role, Tool, ToolCall, ToolContext, ToolError, Verdict,
+};
+use agents_kt_restate::AgentWorkflow;
+use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct AppendArgs {
+    pub line: String,
+}
+
+impl agents_kt::ToolArguments for AppendArgs {
+    type Tool = Append;
+}
+
+fn push_line(path: &Path, line: &str) {
+    let mut file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .expect("the ledger directory is writable");
+    writeln!(file, "{line}").expect("the ledger file is writable");
+}
+
+fn lines(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Appends a line to the ledger, once per idempotency key.
+pub struct Append {
+    dir: PathBuf,
+    crash_after_append: bool,
+}
+
+impl Tool for Append {
+    const NAME: &'static str = "append";
+    type Args = AppendArgs;
+    type Output = String;
+
+    fn description(&self) -> Cow<'static, str> {
+        "Append a line to the ledger.".into()
+    }
+
+    async fn call(&self, args: AppendArgs, ctx: &ToolContext) -> Result<String, ToolError> {
+        let key = ctx.idempotency_key();
+        let keys = self.dir.join("keys.txt");
+        if !lines(&keys).contains(&key) {
+            push_line(&self.dir.join("ledger.txt"), &args.line);
+            push_line(&keys, &key);
+        }
+        let crashed = self.dir.join("crashed.txt");
+        if self.crash_after_append && !crashed.exists() {
+            push_line(&crashed, "crashed after the effect, before the journal");
+            std::process::abort();
+        }
+        Ok(format!("appended {}", args.line))
+    }
+}
+
+/// A model that asks to append its user's input, then reports the tool's answer; every call is
+/// counted in `model-calls.txt`.
+struct LedgerModel {
+    dir: PathBuf,
+}
+
+impl LedgerModel {
+    fn answer(&self, request: &ChatRequest) -> ChatResponse {
+        push_line(&self.dir.join("model-calls.txt"), "call");
+        let last = request.messages.last();
+        match last {
+            Some(message) if message.role == Role::Tool => ChatResponse {
+                content: format!("done: {}", message.content),
+                ..ChatResponse::default()
+            },
+            _ => {
+                let input = request
+                    .messages
+                    .iter()
+                    .rev()
+                    .find(|m| m.role == Role::User)
+                    .map(|m| m.content.clone())
+                    .unwrap_or_default();
+                let arguments = serde_json::json!({ "line": input }).to_string();
+                ChatResponse {
+                    tool_calls: vec![ToolCall::new("call-1", "append", arguments)],
+                    ..ChatResponse::default()
+                }
+            }
+        }
+    }
+}
+
+impl ModelClient for LedgerModel {
+    fn chat<'a>(
+        &'a self,
+        request: &'a ChatRequest,
+    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+        let response = self.answer(request);
+        Box::pin(async move { Ok(response) })
+    }
+
+    fn chat_stream<'a>(&'a self, request: &'a ChatRequest) -> ChatStream<'a> {
+        let response = self.answer(request);
+        Box::pin(futures::stream::once(async move {
+            Ok::<_, ModelError>(ChatChunk::Text(response.content))
+        }))
+    }
+}
+
+#[tokio::main]
+async fn main() {
+    let dir = PathBuf::from(std::env::var("LEDGER_DIR").expect("LEDGER_DIR is set"));
+    let address = std::env::var("LISTEN").expect("LISTEN is set");
+    let crash_after_append = std::env::var("CRASH_AFTER_APPEND").is_ok_and(|v| v == "1");
+    let agent: Agent<String, String> = Agent::builder("ledger")
+        .model(LedgerModel { dir: dir.clone() })
+        .tool(Append {
+            dir: dir.clone(),
+            crash_after_append,
+        })
+        // Every append waits for a human.
+        .gate_tool_call(|args: &AppendArgs, ctx: &InterceptContext<'_>| {
+            let (approver, args) = (ctx.approver(), args.clone());
+            async move {
+                match approver.ask(&args).await {
+                    Approval::Approved => Verdict::Allow,
+                    Approval::Denied(reason) => Verdict::Deny(reason),
+                    Approval::Edited(_) => Verdict::deny("edited: asked again"),
+                }
+            }
+        })
+        .build()
+        .expect("the ledger agent builds");
+    let listener = tokio::net::TcpListener::bind(&address)
+        .await
+        .expect("the service address is free");
+    AgentWorkflow::new(agent).serve_on(listener).await;
+}

@@ -1,0 +1,326 @@
+//! Fixtures for the durable-run tests: a real Restate server (`RESTATE_SERVER`, installed by
+//! `scripts/restate-server.sh`) on loopback ports of its own, and the `durable_ledger` service as
+//! a process that tests kill (SIGKILL) and start again. Both stop on drop.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// The Restate server binary, or `None` (the test then skips) — unless
+/// `AGENTS_KT_REQUIRE_RESTATE=1`, as in CI, where a missing server fails the test.
+pub fn restate_binary() -> Option<PathBuf> {
+    match std::env::var("RESTATE_SERVER") {
+        Ok(path) if Path::new(&path).exists() => Some(PathBuf::from(path)),
+        _ if std::env::var("AGENTS_KT_REQUIRE_RESTATE").is_ok_and(|v| v == "1") => {
+            panic!("RESTATE_SERVER is not set (run `eval \"$(scripts/restate-server.sh)\"`)")
+        }
+        _ => {
+            eprintln!("skipping: RESTATE_SERVER is not set");
+            None
+        }
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .map(|address| address.port())
+        .expect("a free loopback port")
+}
+
+/// A fresh directory under the system's temp dir, removed on drop.
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    pub fn new(name: &str) -> Self {
+        let path = std::env::temp_dir().join(format!(
+            "agents-kt-{name}-{}-{}",
+            std::process::id(),
+            free_port()
+        ));
+        std::fs::create_dir_all(&path).expect("a scratch directory");
+        Scratch(path)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A Restate server on its own loopback ports and data directory.
+pub struct RestateServer {
+    binary: PathBuf,
+    child: Option<Child>,
+    pub ingress: String,
+    pub admin: String,
+    ports: [u16; 4],
+    data: Scratch,
+    http: reqwest::Client,
+}
+
+impl RestateServer {
+    /// Start one, or `None` when the binary is not installed (see [`restate_binary`]).
+    pub async fn start() -> Option<Self> {
+        let binary = restate_binary()?;
+        let ports = [free_port(), free_port(), free_port(), free_port()];
+        let mut server = RestateServer {
+            binary,
+            child: None,
+            ingress: format!("http://127.0.0.1:{}", ports[0]),
+            admin: format!("http://127.0.0.1:{}", ports[1]),
+            ports,
+            data: Scratch::new("restate"),
+            http: reqwest::Client::new(),
+        };
+        server.launch().await;
+        Some(server)
+    }
+
+    async fn launch(&mut self) {
+        let [ingress, admin, fabric, pgsql] = self.ports;
+        let log = std::fs::File::create(self.data.0.join("server.log")).expect("a log file");
+        let child = Command::new(&self.binary)
+            .args([
+                "--no-logo",
+                "--listen-mode",
+                "tcp",
+                "--node-name",
+                "agents-kt-test",
+            ])
+            .arg("--bind-address")
+            .arg(format!("127.0.0.1:{fabric}"))
+            .arg("--base-dir")
+            .arg(self.data.0.join("data"))
+            .env("RESTATE_DISABLE_TELEMETRY", "true")
+            .env(
+                "RESTATE_INGRESS__BIND_ADDRESS",
+                format!("127.0.0.1:{ingress}"),
+            )
+            .env("RESTATE_ADMIN__BIND_ADDRESS", format!("127.0.0.1:{admin}"))
+            .env(
+                "RESTATE_ADMIN__QUERY_ENGINE__PGSQL_BIND_ADDRESS",
+                format!("127.0.0.1:{pgsql}"),
+            )
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().expect("a log file"))
+            .stderr(log)
+            .spawn()
+            .expect("the Restate server starts");
+        self.child = Some(child);
+        self.wait_ready().await;
+    }
+
+    async fn wait_ready(&self) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let admin = self.http.get(format!("{}/health", self.admin)).send().await;
+            let ingress = self
+                .http
+                .get(format!("{}/restate/health", self.ingress))
+                .send()
+                .await;
+            if admin.is_ok_and(|r| r.status().is_success())
+                && ingress.is_ok_and(|r| r.status().is_success())
+            {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the Restate server did not become ready: {}",
+                self.log()
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    /// The server's own log so far (for assertion messages).
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.data.0.join("server.log")).unwrap_or_default()
+    }
+
+    /// SIGKILL the server, then start it again on the same ports and data.
+    pub async fn kill_and_restart(&mut self) {
+        self.kill();
+        self.launch().await;
+    }
+
+    fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Register the service deployment at `uri` (its handlers are discovered over HTTP/2).
+    pub async fn register(&self, uri: &str) {
+        let response = self
+            .http
+            .post(format!("{}/deployments", self.admin))
+            .json(&json!({ "uri": uri, "force": true }))
+            .send()
+            .await
+            .expect("the admin API answers");
+        let status = response.status();
+        let body = response.text().await.unwrap_or_default();
+        assert!(status.is_success(), "registering {uri}: {status} {body}");
+    }
+
+    /// POST `body` to a handler of the run `key` of the workflow `AgentRun`: status and body.
+    pub async fn call(&self, key: &str, handler: &str, body: Option<Value>) -> (u16, Value) {
+        let mut request = self
+            .http
+            .post(format!("{}/AgentRun/{key}/{handler}", self.ingress))
+            .timeout(Duration::from_secs(60));
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.send().await.expect("the ingress answers");
+        let status = response.status().as_u16();
+        let text = response.text().await.unwrap_or_default();
+        let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
+        (status, body)
+    }
+
+    /// Start the run `key` on `input` without waiting for it.
+    pub async fn start_run(&self, key: &str, input: &str) {
+        let (status, body) = self.call(key, "run/send", Some(json!(input))).await;
+        assert!(
+            (200..300).contains(&status),
+            "starting {key}: {status} {body}"
+        );
+    }
+
+    /// Wait for the run `key`'s output (its JSON).
+    pub async fn output(&self, key: &str) -> (u16, Value) {
+        let response = self
+            .http
+            .get(format!(
+                "{}/restate/workflow/AgentRun/{key}/attach",
+                self.ingress
+            ))
+            .timeout(Duration::from_secs(90))
+            .send()
+            .await
+            .expect("the ingress answers");
+        let status = response.status().as_u16();
+        let text = response.text().await.unwrap_or_default();
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
+    }
+
+    /// Poll the run's `status` until an approval is pending; its request.
+    pub async fn pending_approval(&self, key: &str) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let (status, body) = self.call(key, "status", None).await;
+            if status == 200 && !body["pending"].is_null() {
+                return body["pending"].clone();
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no approval became pending: {status} {body}\n{}",
+                self.log()
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+}
+
+impl Drop for RestateServer {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// The `durable_ledger` service as a process, with its ledger directory.
+pub struct LedgerService {
+    binary: PathBuf,
+    child: Option<Child>,
+    pub address: String,
+    pub dir: Scratch,
+    crash_after_append: bool,
+}
+
+impl LedgerService {
+    /// Start the service binary (`env!("CARGO_BIN_EXE_durable_ledger")` in a test).
+    pub async fn start(binary: &str, crash_after_append: bool) -> Self {
+        let mut service = LedgerService {
+            binary: PathBuf::from(binary),
+            child: None,
+            address: format!("127.0.0.1:{}", free_port()),
+            dir: Scratch::new("ledger"),
+            crash_after_append,
+        };
+        service.launch().await;
+        service
+    }
+
+    pub fn uri(&self) -> String {
+        format!("http://{}", self.address)
+    }
+
+    async fn launch(&mut self) {
+        let mut command = Command::new(&self.binary);
+        command
+            .env("LISTEN", &self.address)
+            .env("LEDGER_DIR", &self.dir.0)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit());
+        if self.crash_after_append {
+            command.env("CRASH_AFTER_APPEND", "1");
+        }
+        self.child = Some(command.spawn().expect("the ledger service starts"));
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while tokio::net::TcpStream::connect(&self.address).await.is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "the ledger service did not listen"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// SIGKILL the process: nothing it held in memory survives.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Start it again at the same address.
+    pub async fn restart(&mut self) {
+        self.kill();
+        self.launch().await;
+    }
+
+    /// Whether the process has exited (it aborts itself in the crash test).
+    pub fn exited(&mut self) -> bool {
+        self.child
+            .as_mut()
+            .is_none_or(|child| child.try_wait().ok().flatten().is_some())
+    }
+
+    /// The lines of one of its files.
+    pub fn lines(&self, file: &str) -> Vec<String> {
+        std::fs::read_to_string(self.dir.0.join(file))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+impl Drop for LedgerService {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
