@@ -244,19 +244,41 @@ pub struct LedgerService {
     binary: PathBuf,
     child: Option<Child>,
     pub address: String,
-    pub dir: Scratch,
+    pub dir: PathBuf,
+    /// Owns the directory when this service created it.
+    _scratch: Option<Scratch>,
     crash_after_append: bool,
+    worker: String,
 }
 
 impl LedgerService {
     /// Start the service binary (`env!("CARGO_BIN_EXE_durable_ledger")` in a test).
     pub async fn start(binary: &str, crash_after_append: bool) -> Self {
+        let scratch = Scratch::new("ledger");
         let mut service = LedgerService {
             binary: PathBuf::from(binary),
             child: None,
             address: format!("127.0.0.1:{}", free_port()),
-            dir: Scratch::new("ledger"),
+            dir: scratch.0.clone(),
+            _scratch: Some(scratch),
             crash_after_append,
+            worker: "a".to_string(),
+        };
+        service.launch().await;
+        service
+    }
+
+    /// A second worker of the same service, sharing `first`'s ledger (as workers share a
+    /// database), named `worker` in `workers.txt`.
+    pub async fn another(first: &LedgerService, worker: &str) -> Self {
+        let mut service = LedgerService {
+            binary: first.binary.clone(),
+            child: None,
+            address: format!("127.0.0.1:{}", free_port()),
+            dir: first.dir.clone(),
+            _scratch: None,
+            crash_after_append: false,
+            worker: worker.to_string(),
         };
         service.launch().await;
         service
@@ -270,7 +292,8 @@ impl LedgerService {
         let mut command = Command::new(&self.binary);
         command
             .env("LISTEN", &self.address)
-            .env("LEDGER_DIR", &self.dir.0)
+            .env("LEDGER_DIR", &self.dir)
+            .env("WORKER", &self.worker)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::inherit());
@@ -311,7 +334,7 @@ impl LedgerService {
 
     /// The lines of one of its files.
     pub fn lines(&self, file: &str) -> Vec<String> {
-        std::fs::read_to_string(self.dir.0.join(file))
+        std::fs::read_to_string(self.dir.join(file))
             .unwrap_or_default()
             .lines()
             .map(str::to_string)
@@ -322,5 +345,57 @@ impl LedgerService {
 impl Drop for LedgerService {
     fn drop(&mut self) {
         self.kill();
+    }
+}
+
+/// One address in front of several workers, as a load balancer is: each new connection goes to
+/// the worker chosen now. Restate pins a run to its deployment's address, so workers behind one
+/// address are how a run moves to another process.
+pub struct Balancer {
+    pub address: String,
+    target: std::sync::Arc<std::sync::Mutex<String>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Balancer {
+    pub async fn new(first: &str) -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("a loopback port");
+        let address = listener.local_addr().expect("bound").to_string();
+        let target = std::sync::Arc::new(std::sync::Mutex::new(first.to_string()));
+        let chosen = std::sync::Arc::clone(&target);
+        let task = tokio::spawn(async move {
+            while let Ok((mut inbound, _)) = listener.accept().await {
+                let to = chosen.lock().map(|t| t.clone()).unwrap_or_default();
+                tokio::spawn(async move {
+                    if let Ok(mut outbound) = tokio::net::TcpStream::connect(&to).await {
+                        let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                    }
+                });
+            }
+        });
+        Balancer {
+            address,
+            target,
+            task,
+        }
+    }
+
+    pub fn uri(&self) -> String {
+        format!("http://{}", self.address)
+    }
+
+    /// Send new connections to `worker`.
+    pub fn switch_to(&self, worker: &str) {
+        if let Ok(mut target) = self.target.lock() {
+            *target = worker.to_string();
+        }
+    }
+}
+
+impl Drop for Balancer {
+    fn drop(&mut self) {
+        self.task.abort();
     }
 }

@@ -4,7 +4,7 @@
 //! happens once; deny, edit and stale answers; a crash right after the tool's effect does not
 //! repeat it.
 
-use agents_kt_tests::restate::{LedgerService, RestateServer};
+use agents_kt_tests::restate::{Balancer, LedgerService, RestateServer};
 use serde_json::{Value, json};
 
 const SERVICE: &str = env!("CARGO_BIN_EXE_durable_ledger");
@@ -164,4 +164,43 @@ async fn a_crash_right_after_the_effect_does_not_repeat_it() {
         "the retried call found its idempotency key and did not append again"
     );
     assert_eq!(service.lines("keys.txt"), ["crashy/call-1"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_waiting_on_a_killed_worker_is_finished_by_another() {
+    let _serial = ONE_AT_A_TIME.lock().await;
+    let Some(server) = RestateServer::start().await else {
+        return;
+    };
+    let mut a = LedgerService::start(SERVICE, false).await;
+    let b = LedgerService::another(&a, "b").await;
+    let balancer = Balancer::new(&a.address).await;
+    server.register(&balancer.uri()).await;
+
+    server.start_run("moved", "pay 50").await;
+    let pending = server.pending_approval("moved").await;
+    assert_eq!(
+        a.lines("model-calls.txt").len(),
+        1,
+        "worker a took the first turn"
+    );
+    a.kill();
+    balancer.switch_to(&b.address);
+    assert_eq!(
+        server
+            .call("moved", "approve", Some(approve(&pending)))
+            .await
+            .0,
+        200
+    );
+    let (status, output) = server.output("moved").await;
+    assert_eq!(status, 200, "{output}");
+    assert_eq!(output, json!("done: appended pay 50"));
+    assert_eq!(
+        b.lines("workers.txt"),
+        ["b"],
+        "worker b ran the approved call"
+    );
+    assert_eq!(b.lines("ledger.txt"), ["pay 50"]);
+    assert_eq!(b.lines("model-calls.txt").len(), 2);
 }

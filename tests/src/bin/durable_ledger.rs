@@ -4,10 +4,11 @@
 //! - `ledger.txt`: one line per appended entry (the tool's effect);
 //! - `model-calls.txt`: one line per model call;
 //! - `keys.txt`: the idempotency keys of the effects made (a retried call finds its key there);
+//! - `workers.txt`: which worker (`WORKER`) ran each tool call;
 //! - with `CRASH_AFTER_APPEND=1`, the process aborts once right after its first effect, before
 //!   the result is journaled (`crashed.txt` marks that it did).
 //!
-//! Environment: `LISTEN` (address), `LEDGER_DIR`.
+//! Environment: `LISTEN` (address), `LEDGER_DIR`, `WORKER` (a name).
 
 use std::borrow::Cow;
 use std::fs::OpenOptions;
@@ -52,6 +53,7 @@ fn lines(path: &Path) -> Vec<String> {
 pub struct Append {
     dir: PathBuf,
     crash_after_append: bool,
+    worker: String,
 }
 
 impl Tool for Append {
@@ -64,6 +66,7 @@ impl Tool for Append {
     }
 
     async fn call(&self, args: AppendArgs, ctx: &ToolContext) -> Result<String, ToolError> {
+        push_line(&self.dir.join("workers.txt"), &self.worker);
         let key = ctx.idempotency_key();
         let keys = self.dir.join("keys.txt");
         if !lines(&keys).contains(&key) {
@@ -139,6 +142,7 @@ async fn main() {
         .tool(Append {
             dir: dir.clone(),
             crash_after_append,
+            worker: std::env::var("WORKER").unwrap_or_default(),
         })
         // Every append waits for a human.
         .gate_tool_call(|args: &AppendArgs, ctx: &InterceptContext<'_>| {
