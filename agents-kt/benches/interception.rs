@@ -5,7 +5,8 @@
 //!    boxed as a stack assembled at run time would be);
 //! 2. dispatch from the model's JSON (text → Args → 8 interceptors → tool → JSON text), against
 //!    serde_json parsing the same arguments and serializing the same result alone;
-//! 3. the agent loop: a ScriptedModel run of 50 turns with 2 tool calls each, run and session.
+//! 3. the agent loop: a ScriptedModel run of 50 turns with 2 tool calls each, run and session,
+//!    and the run path journaled in memory (every turn and tool result recorded as JSON).
 //!
 //! `cargo bench -p agents-kt --bench interception`; see BENCHMARKS.md for the numbers.
 
@@ -235,6 +236,17 @@ fn agent_loop(c: &mut Criterion) {
             },
         )
     });
+    group.bench_function("run path, journaled in memory (MemoryJournal)", |b| {
+        batched(
+            b,
+            &runtime,
+            || (agent(script()), Arc::new(MemoryJournal::new("bench"))),
+            |(agent, journal)| async move {
+                let output = agent.run_journaled("weather".into(), Extensions::new(), journal);
+                black_box(output.await.unwrap());
+            },
+        )
+    });
     group.bench_function("session path", |b| {
         batched(
             b,
@@ -264,7 +276,8 @@ fn batched<I, F: std::future::Future<Output = ()>>(
     );
 }
 
-use agents_kt::{ChatRequest, ModelClient};
+use agents_kt::{ChatRequest, MemoryJournal, ModelClient};
+use std::sync::Arc;
 
 criterion_group!(benches, typed_call, dispatch_json, agent_loop);
 criterion_main!(benches);

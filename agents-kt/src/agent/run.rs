@@ -318,7 +318,8 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             AgentError::Model(ModelError::Other("the agent has no model".to_string()))
         })?;
         if let Some(journal) = &self.journal {
-            return self.call_model_journaled(journal, model, request).await;
+            // Boxed, so an unjournaled turn's future does not carry the journaled one's state.
+            return Box::pin(self.call_model_journaled(journal, model, request)).await;
         }
         let panicked =
             |during: &str, payload: Box<dyn std::any::Any + Send>| AgentError::Panicked {

@@ -284,7 +284,17 @@ impl<T: Tool> ToolRuntime<T> {
     ) -> CallRecord<T::Output> {
         let chains = &self.chains;
         let json = chains.json_args.then(|| raw.unwrap_or_else(|| json(&args)));
-        let outcome = self.guarded(Viewed::new(args, json), setup).await;
+        let value = Viewed::new(args, json);
+        let outcome = match setup.approvals {
+            None => {
+                self.statics
+                    .0
+                    .before(chains, value, &setup.intercept, setup.interceptor_timeout)
+                    .await
+            }
+            // Boxed: a call that may wait for a human does not make every call's future larger.
+            Some(approvals) => Box::pin(self.guarded(value, approvals, setup)).await,
+        };
         let Viewed { typed: args, json } = outcome.value;
         // Serialized before the tool consumes them, and only when someone will read them: this
         // replaces a clone on every call.
@@ -347,22 +357,16 @@ impl<T: Tool> ToolRuntime<T> {
         }
     }
 
-    /// The before-tool guard (interceptors, then gates). In a run with approvals it runs again on
-    /// an approver's edit (whoever asked asks again, about the edited arguments), and denies a
-    /// call whose arguments a later link changed after they were approved.
+    /// The before-tool guard (interceptors, then gates) in a run with approvals: again on an
+    /// approver's edit (whoever asked asks again, about the edited arguments), and closed when a
+    /// later link changed the arguments after they were approved.
     async fn guarded(
         &self,
         value: Viewed<T::Args>,
+        approvals: &Arc<RunApprovals>,
         setup: &CallSetup<'_>,
     ) -> ChainOutcome<Viewed<T::Args>, T::Output> {
         let timeout = setup.interceptor_timeout;
-        let Some(approvals) = setup.approvals else {
-            return self
-                .statics
-                .0
-                .before(&self.chains, value, &setup.intercept, timeout)
-                .await;
-        };
         let scope = ApprovalScope::new(Arc::clone(approvals), self.name);
         let intercept = InterceptContext {
             approvals: Some(&scope),
@@ -457,9 +461,20 @@ impl<T: Tool> ToolRuntime<T> {
         args: T::Args,
         setup: &CallSetup<'_>,
     ) -> Result<T::Output, ToolFailure> {
-        let Some(journaled) = &setup.journaled else {
-            return run_body(&*self.tool, args, setup.tool_ctx, setup.tool_timeout).await;
-        };
+        match &setup.journaled {
+            None => run_body(&*self.tool, args, setup.tool_ctx, setup.tool_timeout).await,
+            // Boxed, so the common call's future does not carry the journaled one's state.
+            Some(journaled) => Box::pin(self.execute_journaled(args, setup, journaled)).await,
+        }
+    }
+
+    /// The execution as a journaled step.
+    async fn execute_journaled(
+        &self,
+        args: T::Args,
+        setup: &CallSetup<'_>,
+        journaled: &Journaled<'_>,
+    ) -> Result<T::Output, ToolFailure> {
         let step = journaled.step.clone();
         let work = {
             let (tool, ctx, timeout, step) = (
