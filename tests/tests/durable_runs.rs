@@ -412,3 +412,50 @@ async fn a_journaled_approval_is_asked_once_and_replayed() {
     assert!(human.await.unwrap(), "nobody was asked a second time");
     assert_eq!(append.ledger.entries(), ["pay 10"]);
 }
+
+#[tokio::test]
+async fn an_edit_that_a_gate_rejects_is_denied_after_its_approval() {
+    let append = Append::default();
+    let model = calls_then_answers("pay 10");
+    let (desk, mut inbox) = ApprovalDesk::new();
+    let agent: Agent<String, String> = Agent::builder("ledger")
+        .model(model.clone())
+        .tool(append.clone())
+        .approvals(desk)
+        .gate_tool_call(|args: &AppendArgs, ctx: &InterceptContext<'_>| {
+            let (approver, args) = (ctx.approver(), args.clone());
+            async move {
+                match approver.ask(&args).await {
+                    Approval::Approved => Verdict::Allow,
+                    Approval::Denied(reason) => Verdict::Deny(reason),
+                    Approval::Edited(_) => Verdict::deny("edited: asked again"),
+                }
+            }
+        })
+        .gate_tool_call(|args: &AppendArgs| {
+            if args.line.contains("offshore") {
+                Verdict::deny("no offshore payments")
+            } else {
+                Verdict::Allow
+            }
+        })
+        .build()
+        .unwrap();
+    let human = tokio::spawn(async move {
+        let first = inbox.next().await.expect("a question");
+        first
+            .edit(&AppendArgs {
+                line: "pay 10 offshore".into(),
+            })
+            .unwrap();
+        // The edited arguments are asked about again; the policy still has the last word.
+        inbox.next().await.expect("asked again").approve();
+    });
+    agent.run("go".into()).await.unwrap();
+    human.await.unwrap();
+    assert!(append.ledger.is_empty());
+    assert_eq!(
+        tool_message(&model),
+        "ERROR: Tool 'append' denied by policy: no offshore payments"
+    );
+}
