@@ -23,9 +23,13 @@
 //! # }
 //! ```
 //!
-//! The workflow `AgentRun` has three handlers: `run` (the input as JSON; answers the output as
+//! The workflow `AgentRun` has four handlers: `run` (the input as JSON; answers the output as
 //! JSON), `approve` (an [`agents_kt::ApprovalAnswer`]; refused unless it answers the approval
-//! pending, by fingerprint) and `status` (the pending approval, if any, and the steps recorded).
+//! pending, by fingerprint), `status` (the pending approval, if any, and the steps recorded) and
+//! `events` (each recorded step with its value: model replies, tool results, approval answers).
+//!
+//! Whoever can reach the server's ingress can answer approvals: put the ingress behind your
+//! authentication (Restate's own request identity covers the server-to-service leg only).
 //!
 //! The Restate server is licensed under the BSL 1.1 (self-hosting is allowed); this crate talks to
 //! it through the MIT-licensed `restate-sdk`.

@@ -20,6 +20,11 @@ const PENDING: &str = "pending";
 /// Workflow state: the names of the steps recorded so far.
 const STEPS: &str = "steps";
 
+/// Workflow state: the recorded value of step `n` (from 0), under `event:<n>`.
+fn event_key(n: usize) -> String {
+    format!("event:{n}")
+}
+
 /// A step's work may fail (a model call that errored); Restate retries it this often before the
 /// run ends with the error, which is then recorded like a result.
 const STEP_ATTEMPTS: u32 = 3;
@@ -156,6 +161,27 @@ impl AgentWorkflow {
         Ok(())
     }
 
+    /// What the run recorded, step by step: each step's name and value (a model reply, a tool's
+    /// output or failure, an approval answer), in order.
+    #[handler]
+    async fn events(
+        &self,
+        ctx: SharedWorkflowContext<'_>,
+    ) -> Result<Json<Vec<Value>>, HandlerError> {
+        let steps = ctx
+            .get::<Json<Vec<String>>>(STEPS)
+            .await?
+            .map(Json::into_inner)
+            .unwrap_or_default();
+        let mut events = Vec::with_capacity(steps.len());
+        for n in 0..steps.len() {
+            if let Some(Json(event)) = ctx.get::<Json<Value>>(&event_key(n)).await? {
+                events.push(event);
+            }
+        }
+        Ok(Json(events))
+    }
+
     /// What the run waits for, and the steps it recorded.
     #[handler]
     async fn status(
@@ -189,6 +215,9 @@ async fn serve(ctx: &WorkflowContext<'_>, request: Request, steps: &mut Vec<Stri
                 .name(name.clone())
                 .retry_policy(retry)
                 .await;
+            if let Ok(Json(entry)) = &recorded {
+                ctx.set(&event_key(steps.len()), Json(entry.clone()));
+            }
             steps.push(name);
             ctx.set(STEPS, Json(steps.clone()));
             let _ =
@@ -204,6 +233,10 @@ async fn serve(ctx: &WorkflowContext<'_>, request: Request, steps: &mut Vec<Stri
             ctx.set(PENDING, Json(request));
             let answer = ctx.promise::<Json<Value>>(&name).await;
             ctx.clear(PENDING);
+            if let Ok(Json(answer)) = &answer {
+                let entry = agents_kt::journal_entry(&name, answer.clone());
+                ctx.set(&event_key(steps.len()), Json(entry));
+            }
             steps.push(name);
             ctx.set(STEPS, Json(steps.clone()));
             let _ = reply.send(

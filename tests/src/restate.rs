@@ -215,6 +215,37 @@ impl RestateServer {
         )
     }
 
+    /// The last failure Restate recorded for the run `key`'s `run` invocation, once there is one
+    /// that `wanted` accepts (from the admin API's SQL introspection); the last one seen if none
+    /// came within a minute.
+    pub async fn run_failure(&self, key: &str, wanted: impl Fn(&str) -> bool) -> String {
+        let query = format!(
+            "SELECT last_failure FROM sys_invocation WHERE target_service_key = '{key}' AND target_handler_name = 'run'"
+        );
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let mut seen = String::new();
+        while Instant::now() < deadline {
+            let response = self
+                .http
+                .post(format!("{}/query", self.admin))
+                .header("accept", "application/json")
+                .json(&json!({ "query": query }))
+                .send()
+                .await;
+            if let Ok(response) = response {
+                let body: Value = response.json().await.unwrap_or(Value::Null);
+                if let Some(failure) = body["rows"][0]["last_failure"].as_str() {
+                    if wanted(failure) {
+                        return failure.to_string();
+                    }
+                    seen = failure.to_string();
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        seen
+    }
+
     /// Poll the run's `status` until an approval is pending; its request.
     pub async fn pending_approval(&self, key: &str) -> Value {
         let deadline = Instant::now() + Duration::from_secs(60);
@@ -249,6 +280,7 @@ pub struct LedgerService {
     _scratch: Option<Scratch>,
     crash_after_append: bool,
     worker: String,
+    unguarded: bool,
 }
 
 impl LedgerService {
@@ -263,6 +295,7 @@ impl LedgerService {
             _scratch: Some(scratch),
             crash_after_append,
             worker: "a".to_string(),
+            unguarded: false,
         };
         service.launch().await;
         service
@@ -279,6 +312,7 @@ impl LedgerService {
             _scratch: None,
             crash_after_append: false,
             worker: worker.to_string(),
+            unguarded: false,
         };
         service.launch().await;
         service
@@ -299,6 +333,9 @@ impl LedgerService {
             .stderr(Stdio::inherit());
         if self.crash_after_append {
             command.env("CRASH_AFTER_APPEND", "1");
+        }
+        if self.unguarded {
+            command.env("UNGUARDED", "1");
         }
         self.child = Some(command.spawn().expect("the ledger service starts"));
         let deadline = Instant::now() + Duration::from_secs(30);
@@ -323,6 +360,12 @@ impl LedgerService {
     pub async fn restart(&mut self) {
         self.kill();
         self.launch().await;
+    }
+
+    /// Start it again with changed code: appends no longer ask for approval.
+    pub async fn restart_unguarded(&mut self) {
+        self.unguarded = true;
+        self.restart().await;
     }
 
     /// Whether the process has exited (it aborts itself in the crash test).

@@ -2,7 +2,7 @@
 //! approved by a human) as a separate process. An approval outlives a SIGKILL of the service and
 //! of the server; the model is called exactly as often as without the crash and the append
 //! happens once; deny, edit and stale answers; a crash right after the tool's effect does not
-//! repeat it.
+//! repeat it; a run moves to another worker; a replay of changed code stops clearly.
 
 use agents_kt_tests::restate::{Balancer, LedgerService, RestateServer};
 use serde_json::{Value, json};
@@ -61,6 +61,10 @@ async fn an_approval_outlives_a_killed_service_and_the_run_finishes_once() {
         status["steps"],
         json!(["turn#1", "approval#1:append", "tool#1:append", "turn#2"])
     );
+    let (_, events) = server.call("run-1", "events", None).await;
+    assert_eq!(events[1]["value"]["answer"], "approve");
+    assert_eq!(events[2]["value"]["output"], "appended pay 10");
+    assert_eq!(events[3]["value"]["content"], "done: appended pay 10");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -203,4 +207,25 @@ async fn a_run_waiting_on_a_killed_worker_is_finished_by_another() {
     );
     assert_eq!(b.lines("ledger.txt"), ["pay 50"]);
     assert_eq!(b.lines("model-calls.txt").len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replay_after_a_code_change_that_alters_the_steps_fails_clearly() {
+    let _serial = ONE_AT_A_TIME.lock().await;
+    let Some((server, mut service)) = setup(false).await else {
+        return;
+    };
+    server.start_run("changed", "pay 60").await;
+    server.pending_approval("changed").await;
+    // While the run waits, the service is redeployed without the approval: the replay would
+    // run the tool where the journal recorded an approval wait.
+    service.restart_unguarded().await;
+    let failure = server
+        .run_failure("changed", |f| !f.contains("broken pipe") && !f.is_empty())
+        .await;
+    eprintln!("FAILURE: {failure}");
+    assert!(
+        service.lines("ledger.txt").is_empty(),
+        "nothing ran on a mixed journal"
+    );
 }

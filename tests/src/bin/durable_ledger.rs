@@ -8,6 +8,9 @@
 //! - with `CRASH_AFTER_APPEND=1`, the process aborts once right after its first effect, before
 //!   the result is journaled (`crashed.txt` marks that it did).
 //!
+//! - with `UNGUARDED=1`, the code changed since the run started: appends no longer need an
+//!   approval (a replay then takes other steps than the journal recorded).
+//!
 //! Environment: `LISTEN` (address), `LEDGER_DIR`, `WORKER` (a name).
 
 use std::borrow::Cow;
@@ -137,6 +140,7 @@ async fn main() {
     let dir = PathBuf::from(std::env::var("LEDGER_DIR").expect("LEDGER_DIR is set"));
     let address = std::env::var("LISTEN").expect("LISTEN is set");
     let crash_after_append = std::env::var("CRASH_AFTER_APPEND").is_ok_and(|v| v == "1");
+    let unguarded = std::env::var("UNGUARDED").is_ok_and(|v| v == "1");
     let agent: Agent<String, String> = Agent::builder("ledger")
         .model(LedgerModel { dir: dir.clone() })
         .tool(Append {
@@ -145,9 +149,12 @@ async fn main() {
             worker: std::env::var("WORKER").unwrap_or_default(),
         })
         // Every append waits for a human.
-        .gate_tool_call(|args: &AppendArgs, ctx: &InterceptContext<'_>| {
+        .gate_tool_call(move |args: &AppendArgs, ctx: &InterceptContext<'_>| {
             let (approver, args) = (ctx.approver(), args.clone());
             async move {
+                if unguarded {
+                    return Verdict::Allow;
+                }
                 match approver.ask(&args).await {
                     Approval::Approved => Verdict::Allow,
                     Approval::Denied(reason) => Verdict::Deny(reason),
