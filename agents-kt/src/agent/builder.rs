@@ -418,7 +418,9 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
     /// Where approvals asked by interceptors and gates
     /// ([`InterceptContext::approval`](crate::InterceptContext::approval)) go in runs without a
     /// journal: read the questions from the desk's inbox and answer them. Without a desk (and a
-    /// journal), every approval is denied.
+    /// journal), every approval is denied. The run's `Budget::max_duration` keeps counting while
+    /// a human decides in process: give runs that wait for people a budget that allows it, or
+    /// journal them (a durable engine suspends the run while it waits).
     pub fn approvals(mut self, desk: crate::ApprovalDesk) -> Self {
         self.approval_desk = Some(desk);
         self
