@@ -187,6 +187,21 @@ async fn a_replay_whose_policy_now_denies_a_recorded_call_is_a_clear_journal_err
     assert_eq!(append.ledger.len(), 1);
 }
 
+/// A gate asking a human about every append (an edit is asked about again by the next guard).
+fn ask_a_human(
+    args: &AppendArgs,
+    ctx: &InterceptContext<'_>,
+) -> impl std::future::Future<Output = Verdict> + Send + use<> {
+    let (approver, args) = (ctx.approver(), args.clone());
+    async move {
+        match approver.ask(&args).await {
+            Approval::Approved => Verdict::Allow,
+            Approval::Denied(reason) => Verdict::Deny(reason),
+            Approval::Edited(_) => Verdict::deny("edited: asked again"),
+        }
+    }
+}
+
 fn approving_agent(
     model: &ScriptedModel,
     append: &Append,
@@ -195,17 +210,7 @@ fn approving_agent(
     let builder = Agent::builder("ledger")
         .model(model.clone())
         .tool(append.clone())
-        .gate_tool_call(|args: &AppendArgs, ctx: &InterceptContext<'_>| {
-            let approver = ctx.approver();
-            let args = args.clone();
-            async move {
-                match approver.ask(&args).await {
-                    Approval::Approved => Verdict::Allow,
-                    Approval::Denied(reason) => Verdict::Deny(reason),
-                    Approval::Edited(_) => Verdict::deny("edited: asked again"),
-                }
-            }
-        });
+        .gate_tool_call(ask_a_human);
     match desk {
         Some(desk) => builder.approvals(desk),
         None => builder,
@@ -363,15 +368,7 @@ async fn a_human_may_take_longer_than_the_interceptor_timeout() {
             interceptor_timeout: Duration::from_millis(50),
             ..Budget::default()
         })
-        .gate_tool_call(|args: &AppendArgs, ctx: &InterceptContext<'_>| {
-            let (approver, args) = (ctx.approver(), args.clone());
-            async move {
-                match approver.ask(&args).await {
-                    Approval::Approved => Verdict::Allow,
-                    _ => Verdict::deny("no"),
-                }
-            }
-        })
+        .gate_tool_call(ask_a_human)
         .build()
         .unwrap();
     let human = tokio::spawn(async move {
@@ -422,16 +419,7 @@ async fn an_edit_that_a_gate_rejects_is_denied_after_its_approval() {
         .model(model.clone())
         .tool(append.clone())
         .approvals(desk)
-        .gate_tool_call(|args: &AppendArgs, ctx: &InterceptContext<'_>| {
-            let (approver, args) = (ctx.approver(), args.clone());
-            async move {
-                match approver.ask(&args).await {
-                    Approval::Approved => Verdict::Allow,
-                    Approval::Denied(reason) => Verdict::Deny(reason),
-                    Approval::Edited(_) => Verdict::deny("edited: asked again"),
-                }
-            }
-        })
+        .gate_tool_call(ask_a_human)
         .gate_tool_call(|args: &AppendArgs| {
             if args.line.contains("offshore") {
                 Verdict::deny("no offshore payments")
