@@ -154,9 +154,50 @@ fn canonical(value: &Value, hash: &mut Sha256) {
 /// [`MemoryJournal`](crate::MemoryJournal), and read the questions from its [`ApprovalInbox`].
 ///
 /// ```
-/// use agents_kt::ApprovalDesk;
-/// let (desk, inbox) = ApprovalDesk::new();
-/// # drop((desk, inbox));
+/// use agents_kt::{Agent, Approval, ApprovalDesk, InterceptContext, Reply, ScriptedModel, Verdict};
+/// use futures::StreamExt;
+/// # #[derive(Clone, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+/// # pub struct PayArgs { pub amount: u32 }
+/// # pub struct Pay;
+/// # impl agents_kt::Tool for Pay {
+/// #     const NAME: &'static str = "pay";
+/// #     type Args = PayArgs;
+/// #     type Output = String;
+/// #     fn description(&self) -> std::borrow::Cow<'static, str> { "Pay.".into() }
+/// #     async fn call(&self, a: PayArgs, _: &agents_kt::ToolContext) -> Result<String, agents_kt::ToolError> { Ok(format!("paid {}", a.amount)) }
+/// # }
+/// # impl agents_kt::ToolArguments for PayArgs { type Tool = Pay; }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let (desk, mut inbox) = ApprovalDesk::new();
+/// let agent = Agent::<String, String>::builder("expenses")
+///     .model(ScriptedModel::new([
+///         Reply::tool_call("pay", serde_json::json!({"amount": 250})),
+///         Reply::text("done"),
+///     ]))
+///     .tool(Pay)
+///     .approvals(desk)
+///     .gate_tool_call(|args: &PayArgs, ctx: &InterceptContext<'_>| {
+///         let (approver, args) = (ctx.approver(), args.clone());
+///         async move {
+///             match approver.ask(&args).await {
+///                 Approval::Approved => Verdict::Allow,
+///                 Approval::Denied(reason) => Verdict::Deny(reason),
+///                 Approval::Edited(_) => Verdict::deny("edited"),
+///             }
+///         }
+///     })
+///     .build()
+///     .unwrap();
+/// // The human's side: read the question, look at the typed arguments, answer.
+/// let human = tokio::spawn(async move {
+///     let question = inbox.next().await.unwrap();
+///     assert_eq!(question.args::<PayArgs>().unwrap().amount, 250);
+///     question.approve();
+/// });
+/// assert_eq!(agent.run("pay the invoice".into()).await.unwrap(), "done");
+/// human.await.unwrap();
+/// # }
 /// ```
 #[derive(Clone)]
 pub struct ApprovalDesk {
