@@ -447,3 +447,32 @@ async fn an_edit_that_a_gate_rejects_is_denied_after_its_approval() {
         "ERROR: Tool 'append' denied by policy: no offshore payments"
     );
 }
+
+#[tokio::test]
+async fn an_approver_who_keeps_editing_is_stopped_after_eight_edits() {
+    let append = Append::default();
+    let model = calls_then_answers("pay 1");
+    let (desk, mut inbox) = ApprovalDesk::new();
+    let agent = approving_agent(&model, &append, Some(desk));
+    let human = tokio::spawn(async move {
+        let mut asked = 0;
+        while let Some(question) = inbox.next().await {
+            asked += 1;
+            let line = format!("pay {}", asked + 1);
+            question.edit(&AppendArgs { line }).unwrap();
+        }
+        asked
+    });
+    agent.run("go".into()).await.unwrap();
+    drop(agent);
+    assert_eq!(
+        human.await.unwrap(),
+        9,
+        "asked once, then once per edit up to the limit"
+    );
+    assert!(append.ledger.is_empty());
+    assert_eq!(
+        tool_message(&model),
+        "ERROR: Tool 'append' denied by policy: the approver edited the arguments more than 8 times"
+    );
+}

@@ -321,20 +321,14 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             // Boxed, so an unjournaled turn's future does not carry the journaled one's state.
             return Box::pin(self.call_model_journaled(journal, model, request)).await;
         }
+        if !self.is_session() {
+            return chat_contained(model.as_ref(), request).await;
+        }
         let panicked =
             |during: &str, payload: Box<dyn std::any::Any + Send>| AgentError::Panicked {
                 during: during.to_string(),
                 message: panic_message(payload.as_ref()),
             };
-        if !self.is_session() {
-            let call = catch_unwind(AssertUnwindSafe(|| model.chat(request)))
-                .map_err(|payload| panicked("calling the model", payload))?;
-            return AssertUnwindSafe(call)
-                .catch_unwind()
-                .await
-                .map_err(|payload| panicked("calling the model", payload))?
-                .map_err(AgentError::from);
-        }
         let mut stream = catch_unwind(AssertUnwindSafe(|| model.chat_stream(request)))
             .map_err(|payload| panicked("calling the model", payload))?;
         let mut answer = ResponseAssembler::default();
@@ -374,22 +368,14 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                 Arc::clone(&failure),
             );
             Box::pin(async move {
-                let called = match catch_unwind(AssertUnwindSafe(|| model.chat(&request))) {
-                    Ok(call) => AssertUnwindSafe(call).catch_unwind().await,
-                    Err(payload) => Err(payload),
-                };
-                let error = match called {
-                    Ok(Ok(response)) => match serde_json::to_value(&response) {
+                let error = match chat_contained(model.as_ref(), &request).await {
+                    Ok(response) => match serde_json::to_value(&response) {
                         Ok(value) => return Ok(crate::journal_entry(&step, value)),
                         Err(error) => AgentError::Model(ModelError::Other(format!(
                             "the model's reply could not be journaled: {error}"
                         ))),
                     },
-                    Ok(Err(error)) => AgentError::from(error),
-                    Err(payload) => AgentError::Panicked {
-                        during: "calling the model".to_string(),
-                        message: panic_message(payload.as_ref()),
-                    },
+                    Err(error) => error,
                 };
                 let text = error.to_string();
                 *failure.lock().unwrap_or_else(|p| p.into_inner()) = Some(error);
@@ -490,4 +476,22 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             request.messages.extend(answers);
         }
     }
+}
+
+/// The model's whole answer, a panic while calling it or while awaiting it contained as
+/// [`AgentError::Panicked`].
+async fn chat_contained(
+    model: &dyn crate::ModelClient,
+    request: &ChatRequest,
+) -> Result<ChatResponse, AgentError> {
+    let panicked = |payload: Box<dyn std::any::Any + Send>| AgentError::Panicked {
+        during: "calling the model".to_string(),
+        message: panic_message(payload.as_ref()),
+    };
+    let call = catch_unwind(AssertUnwindSafe(|| model.chat(request))).map_err(panicked)?;
+    AssertUnwindSafe(call)
+        .catch_unwind()
+        .await
+        .map_err(panicked)?
+        .map_err(AgentError::from)
 }

@@ -374,46 +374,42 @@ impl<T: Tool> ToolRuntime<T> {
         };
         let mut value = value;
         let mut earlier = Vec::new();
-        for _ in 0..=MAX_APPROVAL_EDITS {
+        let mut edits = 0;
+        loop {
             let mut outcome = self
                 .statics
                 .0
                 .before(&self.chains, value, &intercept, timeout)
                 .await;
             earlier.append(&mut outcome.decisions);
-            let Some(edit) = scope.take_edit() else {
-                outcome.decisions = earlier;
-                let would_run = matches!(outcome.effect, Effect::Proceed | Effect::ProceedWith);
-                if would_run && scope.changed_after_approval(|| json(&outcome.value.typed)) {
-                    outcome.effect = Effect::Deny(
-                        "the arguments changed after they were approved; ask for approval in a gate, which sees the final arguments".to_string(),
-                    );
+            let edit = scope.take_edit();
+            let refusal = match &edit {
+                None => {
+                    let would_run = matches!(outcome.effect, Effect::Proceed | Effect::ProceedWith);
+                    (would_run && scope.changed_after_approval(|| json(&outcome.value.typed)))
+                        .then(|| "the arguments changed after they were approved; ask for approval in a gate, which sees the final arguments".to_string())
                 }
-                return outcome;
-            };
-            value = match serde_json::from_value::<T::Args>(edit.clone()) {
-                Ok(typed) => Viewed::new(typed, self.chains.json_args.then_some(edit)),
-                Err(error) => {
-                    outcome.decisions = earlier;
-                    outcome.effect = Effect::Deny(format!(
+                Some(_) if edits == MAX_APPROVAL_EDITS => Some(format!(
+                    "the approver edited the arguments more than {MAX_APPROVAL_EDITS} times"
+                )),
+                Some(edit) => match serde_json::from_value::<T::Args>(edit.clone()) {
+                    Ok(typed) => {
+                        edits += 1;
+                        value = Viewed::new(typed, self.chains.json_args.then(|| edit.clone()));
+                        continue;
+                    }
+                    Err(error) => Some(format!(
                         "the approver's edit does not fit the arguments of tool '{}': {error}",
                         self.name
-                    ));
-                    return outcome;
-                }
+                    )),
+                },
             };
+            outcome.decisions = earlier;
+            if let Some(reason) = refusal {
+                outcome.effect = Effect::Deny(reason);
+            }
+            return outcome;
         }
-        let mut outcome = self
-            .statics
-            .0
-            .before(&self.chains, value, &setup.intercept, timeout)
-            .await;
-        earlier.append(&mut outcome.decisions);
-        outcome.decisions = earlier;
-        outcome.effect = Effect::Deny(format!(
-            "the approver edited the arguments more than {MAX_APPROVAL_EDITS} times"
-        ));
-        outcome
     }
 
     /// The after-tool chain over a produced output: kept, replaced, or withheld.
