@@ -110,6 +110,27 @@ pub enum AgentError {
     Journal(#[from] crate::JournalError),
 }
 
+impl AgentError {
+    /// A short, fixed name of the kind of failure: a trace's `error.type`, a metric's attribute.
+    pub(crate) fn class(&self) -> &'static str {
+        match self {
+            AgentError::InterceptorDenied { .. } => "denied",
+            AgentError::BudgetExceeded { .. } => "budget_exceeded",
+            AgentError::UnknownSkill { .. } => "unknown_skill",
+            AgentError::Model(_) => "model_error",
+            AgentError::Output { .. } => "invalid_output",
+            AgentError::ToolDenied { .. } => "tool_denied",
+            AgentError::ToolFailed { .. } => "tool_failed",
+            AgentError::UnknownTool { .. } => "unknown_tool",
+            AgentError::Skill { .. } => "skill_failed",
+            AgentError::TurnSubstituted => "turn_substituted",
+            AgentError::Panicked { .. } => "panicked",
+            AgentError::Aborted(_) => "aborted",
+            AgentError::Journal(_) => "journal",
+        }
+    }
+}
+
 fn denial_text(point: InterceptionPoint, target: &str, reason: &str) -> String {
     match point {
         InterceptionPoint::Skill => format!("Skill '{target}' denied by interceptor: {reason}"),

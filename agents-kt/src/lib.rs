@@ -75,6 +75,8 @@ mod observers;
 #[cfg(feature = "http")]
 mod providers;
 mod skill;
+#[cfg(feature = "otel")]
+pub mod telemetry;
 mod tool;
 
 pub use agent::{Agent, AgentBuilder, AgentInput, AgentOutput, AgentSession, EventStream};
@@ -102,7 +104,9 @@ pub use mcp_client::{
     McpClientError, McpHttp, McpStdio, McpToolset, RemoteBinding, RemoteToolBinding,
 };
 pub use message::{ChatChunk, ChatRequest, ChatResponse, Message, Role, ToolCall, ToolSpec, Usage};
-pub use model::{ChatStream, ModelClient, ModelError, Reply, ResponseAssembler, ScriptedModel};
+pub use model::{
+    ChatStream, ModelClient, ModelError, ModelInfo, Reply, ResponseAssembler, ScriptedModel,
+};
 #[cfg(feature = "anthropic")]
 pub use providers::Anthropic;
 #[cfg(feature = "openai")]

@@ -238,6 +238,13 @@ pub struct ChatResponse {
     /// Token counts, when the provider reports them.
     #[serde(default)]
     pub usage: Option<Usage>,
+    /// The model that answered, as the provider names it (it may differ from the one asked
+    /// for, e.g. a dated version of an alias).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Why the model stopped (`stop`, `tool_calls`, `length`, …, as the provider says it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
 }
 
 impl ChatResponse {
@@ -280,4 +287,11 @@ pub enum ChatChunk {
     },
     /// Token counts for the whole answer.
     Usage(Usage),
+    /// Facts about the whole answer: which model gave it and why it stopped.
+    Finished {
+        /// The model that answered, as the provider names it.
+        model: Option<String>,
+        /// Why the model stopped.
+        finish_reason: Option<String>,
+    },
 }

@@ -104,6 +104,9 @@ pub struct AgentBuilder<IN, OUT> {
     observers: Observers,
     errors: Vec<BuildError>,
     approval_desk: Option<crate::ApprovalDesk>,
+    capture_content: Option<bool>,
+    #[cfg(feature = "otel")]
+    meter: Option<opentelemetry::metrics::Meter>,
 }
 
 impl<IN, OUT> fmt::Debug for AgentBuilder<IN, OUT> {
@@ -137,6 +140,9 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             turn_gates: Vec::new(),
             last: None,
             approval_desk: None,
+            capture_content: None,
+            #[cfg(feature = "otel")]
+            meter: None,
             tool_concurrency: 1,
             observers: Observers::default(),
             errors: Vec::new(),
@@ -415,6 +421,48 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
         self.registered(Registered::Tool)
     }
 
+    /// Whether the run's spans carry content: the messages a model turn sends and receives
+    /// (`gen_ai.input.messages`, `gen_ai.output.messages`, `gen_ai.system_instructions`) and a
+    /// tool call's arguments and result (`gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`).
+    /// Off unless turned on here or by the environment variable
+    /// `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true` (the OpenTelemetry GenAI
+    /// instrumentations' switch). What is captured is what the model reads: a tool result after
+    /// the after-tool interceptors (redaction first), a turn's messages after its interceptors.
+    ///
+    /// ```
+    /// use agents_kt::{Agent, ScriptedModel};
+    /// let agent = Agent::<String, String>::builder("quiet")
+    ///     .model(ScriptedModel::new([]))
+    ///     .capture_content(false)
+    ///     .build();
+    /// assert!(agent.is_ok());
+    /// ```
+    pub fn capture_content(mut self, capture: bool) -> Self {
+        self.capture_content = Some(capture);
+        self
+    }
+
+    /// The meter the agent's metrics are recorded with (`gen_ai.client.token.usage`,
+    /// `gen_ai.client.operation.duration`, `agents_kt.decisions`). Without one, the global meter
+    /// provider's meter at the time of `build()` (so install it first: [`crate::telemetry::init`]
+    /// does).
+    ///
+    /// ```
+    /// use agents_kt::{Agent, ScriptedModel};
+    /// use opentelemetry::metrics::MeterProvider;
+    /// let provider = opentelemetry_sdk::metrics::SdkMeterProvider::builder().build();
+    /// let agent = Agent::<String, String>::builder("metered")
+    ///     .model(ScriptedModel::new([]))
+    ///     .meter(provider.meter("my-app"))
+    ///     .build();
+    /// assert!(agent.is_ok());
+    /// ```
+    #[cfg(feature = "otel")]
+    pub fn meter(mut self, meter: opentelemetry::metrics::Meter) -> Self {
+        self.meter = Some(meter);
+        self
+    }
+
     /// Where approvals asked by interceptors and gates
     /// ([`InterceptContext::approval`](crate::InterceptContext::approval)) go in runs without a
     /// journal: read the questions from the desk's inbox and answer them. Without a desk (and a
@@ -594,9 +642,21 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             return Err(error);
         }
         let (any_tool_chain, any_tool_gates) = any_tool_links(&self.tool_links);
+        let model_info = self.model.as_ref().map(|model| model.info());
+        #[cfg(feature = "otel")]
+        let metrics = crate::telemetry::GenAiMetrics::new(
+            &self.meter.unwrap_or_else(crate::telemetry::global_meter),
+            model_info.as_ref(),
+        );
         let core = Core {
             name: self.name,
             model: self.model,
+            model_info,
+            capture_content: self
+                .capture_content
+                .unwrap_or_else(super::trace::capture_content_from_env),
+            #[cfg(feature = "otel")]
+            metrics,
             system_prompt: self.system_prompt,
             tools,
             tools_by_name,

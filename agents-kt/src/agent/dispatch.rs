@@ -29,10 +29,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         allowed: &[String],
         call: &ToolCall,
     ) -> Result<Message, AgentError> {
-        let span = tracing::info_span!(
-            "tool_call",
-            tool = %call.name, call_id = %call.id, decision = tracing::field::Empty
-        );
+        let span = super::trace::execute_tool(&call.name, &call.id, self.client());
         async {
             let tool = allowed
                 .contains(&call.name)
@@ -127,10 +124,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             .downcast_ref::<ToolRuntime<T>>()
             .ok_or_else(unknown)?;
         let call_id = self.next_call_id();
-        let span = tracing::info_span!(
-            "tool_call",
-            tool = T::NAME, call_id = %call_id, decision = tracing::field::Empty
-        );
+        let span = super::trace::execute_tool(T::NAME, &call_id, self.client());
         async {
             self.spend(BudgetTracker::begin_tool_call)?;
             let tool_ctx = self.tool_context(&call_id);
@@ -165,10 +159,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                 tool: name.to_string(),
             })?;
         let call_id = self.next_call_id();
-        let span = tracing::info_span!(
-            "tool_call",
-            tool = name, call_id = %call_id, decision = tracing::field::Empty
-        );
+        let span = super::trace::execute_tool(name, &call_id, self.client());
         async {
             self.spend(BudgetTracker::begin_tool_call)?;
             let tool_ctx = self.tool_context(&call_id);
@@ -218,10 +209,12 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
     }
 
     /// Whether anyone reads how tool calls went — tool observers, `observe()` streams, the
-    /// session's events. Only then are arguments and outputs built as JSON values.
+    /// session's events, spans that capture content. Only then are arguments and outputs built
+    /// as JSON values.
     fn reports_tool_calls(&self) -> bool {
         let observers = &self.core.observers;
         self.is_session()
+            || self.core.capture_content
             || !observers.tool_use.is_empty()
             || !observers.tool_denied.is_empty()
             || !observers.tool_error.is_empty()
@@ -264,7 +257,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             CallResult::Withheld { .. } => "Withheld",
             _ => record.effect.as_str(),
         };
-        tracing::Span::current().record("decision", decision);
+        tracing::Span::current().record("agents_kt.decision", decision);
         for (point, decisions) in [
             (InterceptionPoint::ToolCall, &record.before),
             (InterceptionPoint::AfterToolCall, &record.after),

@@ -6,6 +6,7 @@ mod output;
 pub(crate) mod report;
 pub(crate) mod run;
 mod session;
+pub(crate) mod trace;
 
 pub use builder::AgentBuilder;
 #[cfg(feature = "mcp-client")]
@@ -62,6 +63,12 @@ impl<T: DeserializeOwned + JsonSchema + Clone + Send + 'static> AgentOutput for 
 pub(crate) struct Core<OUT> {
     name: String,
     model: Option<Arc<dyn ModelClient>>,
+    /// The model's provider and name, for traces and metrics (read once, at build).
+    model_info: Option<crate::ModelInfo>,
+    /// Whether spans carry messages, arguments and results.
+    capture_content: bool,
+    #[cfg(feature = "otel")]
+    metrics: crate::telemetry::GenAiMetrics,
     system_prompt: Option<String>,
     tools: Vec<Arc<dyn ErasedTool>>,
     tools_by_name: HashMap<&'static str, usize>,
@@ -315,10 +322,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
             },
             None,
         ));
-        let span = tracing::info_span!(
-            "tool_call",
-            tool = %name, call_id = %call.id, client = %client, decision = tracing::field::Empty
-        );
+        let span = trace::execute_tool(name, &call.id, Some(client));
         run.call_tool(tool, &call, true).instrument(span).await
     }
 
@@ -342,54 +346,59 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
             client: Some(client.to_string()),
             ..Caller::default()
         };
-        let run = Arc::new(Run::new(Arc::clone(core), ids.clone(), caller, None));
-        let ctx = run.intercept_context(Some(skill), Some((skill, &call_id)));
-        let outcome = guard(
-            &core.any_tool_chain,
-            &core.any_tool_gates,
-            arguments.clone(),
-            &ctx,
-            core.budget.interceptor_timeout,
-        )
-        .await;
-        if !outcome.decisions.is_empty() {
-            run.report(Step::Decisions {
-                point: InterceptionPoint::ToolCall,
-                target: skill,
-                decisions: &outcome.decisions,
-            });
+        let span = trace::execute_tool(skill, &call_id, Some(client));
+        async move {
+            let run = Arc::new(Run::new(Arc::clone(core), ids.clone(), caller, None));
+            let ctx = run.intercept_context(Some(skill), Some((skill, &call_id)));
+            let outcome = guard(
+                &core.any_tool_chain,
+                &core.any_tool_gates,
+                arguments.clone(),
+                &ctx,
+                core.budget.interceptor_timeout,
+            )
+            .await;
+            if !outcome.decisions.is_empty() {
+                run.report(Step::Decisions {
+                    point: InterceptionPoint::ToolCall,
+                    target: skill,
+                    decisions: &outcome.decisions,
+                });
+            }
+            let arguments = match outcome.effect {
+                Effect::Deny(reason) => {
+                    let denied = report::ToolOutcome::Denied { reason };
+                    let answer = run.report_tool(&call_id, skill, arguments, denied, true);
+                    return Ok(SkillCall::Answered(answer));
+                }
+                Effect::Substitute(result) => {
+                    let output = crate::tool::runtime::JsonOutput::of_value(result);
+                    let used = report::ToolOutcome::Used {
+                        output,
+                        substituted: true,
+                    };
+                    let answer = run.report_tool(&call_id, skill, arguments, used, true);
+                    return Ok(SkillCall::Answered(answer));
+                }
+                Effect::Proceed | Effect::ProceedWith => outcome.value,
+            };
+            let input = match input(arguments) {
+                Ok(input) => input,
+                Err(reason) => return Ok(SkillCall::InvalidInput(reason)),
+            };
+            let caller = Caller {
+                client: Some(client.to_string()),
+                ..Caller::default()
+            };
+            let mut ids = ids;
+            ids.run_id = format!("{}/skill", ids.run_id);
+            let output = self
+                .run_as(input, caller, Some(skill.to_string()), ids)
+                .await?;
+            Ok(SkillCall::Output(output))
         }
-        let arguments = match outcome.effect {
-            Effect::Deny(reason) => {
-                let denied = report::ToolOutcome::Denied { reason };
-                let answer = run.report_tool(&call_id, skill, arguments, denied, true);
-                return Ok(SkillCall::Answered(answer));
-            }
-            Effect::Substitute(result) => {
-                let output = crate::tool::runtime::JsonOutput::of_value(result);
-                let used = report::ToolOutcome::Used {
-                    output,
-                    substituted: true,
-                };
-                let answer = run.report_tool(&call_id, skill, arguments, used, true);
-                return Ok(SkillCall::Answered(answer));
-            }
-            Effect::Proceed | Effect::ProceedWith => outcome.value,
-        };
-        let input = match input(arguments) {
-            Ok(input) => input,
-            Err(reason) => return Ok(SkillCall::InvalidInput(reason)),
-        };
-        let caller = Caller {
-            client: Some(client.to_string()),
-            ..Caller::default()
-        };
-        let mut ids = ids;
-        ids.run_id = format!("{}/skill", ids.run_id);
-        let output = self
-            .run_as(input, caller, Some(skill.to_string()), ids)
-            .await?;
-        Ok(SkillCall::Output(output))
+        .instrument(span)
+        .await
     }
 
     /// The ids of a run an MCP client started: its session is the client's.
@@ -444,9 +453,11 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         skill: Option<String>,
     ) -> Result<OUT, AgentError> {
         let core = &self.inner.core;
-        let span = tracing::info_span!(
-            "agent_run",
-            agent = %core.name, run_id = %run.ids().run_id, session_id = %run.ids().session_id
+        let span = trace::invoke_agent(
+            &core.name,
+            run.ids(),
+            core.model_info.as_ref(),
+            run.client(),
         );
         async {
             run.report(Step::RunStarted);
@@ -461,7 +472,10 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
             };
             match &result {
                 Ok(output) => run.report(Step::RunCompleted { output }),
-                Err(error) => run.report(Step::RunFailed { error }),
+                Err(error) => {
+                    trace::failed(&tracing::Span::current(), error.class(), &error.to_string());
+                    run.report(Step::RunFailed { error });
+                }
             }
             run.close_events();
             result
@@ -521,7 +535,6 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         let skill = self.skill(&outcome.value)?;
         run.set_skill(&skill.name);
         run.report(Step::SkillChosen { skill: &skill.name });
-        let span = tracing::info_span!("skill", skill = %skill.name);
         let output = async {
             match &skill.kind {
                 SkillKind::Code(body) => {
@@ -553,7 +566,6 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
                 }
             }
         }
-        .instrument(span)
         .await?;
         run.report(Step::SkillCompleted { skill: &skill.name });
         Ok(output)

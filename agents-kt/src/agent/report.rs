@@ -2,15 +2,18 @@
 //! the observers, the `observe()` pipeline, the session's event stream and tracing. The texts the
 //! model (or an MCP client) reads about a tool call are worded here too, in [`ToolOutcome::text`].
 
+use std::time::Duration;
+
 use serde_json::Value;
 
 use super::run::Run;
+use super::trace;
 use crate::chain::ChainDecision;
 use crate::observers::notify;
 use crate::tool::runtime::JsonOutput;
 use crate::{
-    AgentError, AgentEvent, BudgetUsage, ChatResponse, InterceptionPoint, InterceptorDecision,
-    PipelineEvent,
+    AgentError, AgentEvent, BudgetUsage, ChatRequest, ChatResponse, InterceptionPoint,
+    InterceptorDecision, PipelineEvent,
 };
 
 /// One fact of a run.
@@ -30,6 +33,8 @@ pub(crate) enum Step<'a, OUT> {
     },
     TurnStarted {
         turn: u32,
+        /// What the model is sent (after the turn's interceptors).
+        request: &'a ChatRequest,
     },
     Token {
         text: &'a str,
@@ -37,6 +42,13 @@ pub(crate) enum Step<'a, OUT> {
     TurnCompleted {
         turn: u32,
         response: &'a ChatResponse,
+        /// How long the model took.
+        elapsed: Duration,
+    },
+    /// The model call failed (the run ends with this error).
+    ModelFailed {
+        error: &'a AgentError,
+        elapsed: Duration,
     },
     BudgetThreshold {
         index: usize,
@@ -180,26 +192,39 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                         reason: decision.reason.clone(),
                         effective: decision.effective,
                     };
-                    tracing::debug!(
-                        %point, target, interceptor = %decision.name, stage = %decision.stage,
-                        decision = %decision.decision,
-                        reason = decision.reason.as_deref().unwrap_or(""),
-                        effective = decision.effective, "interceptor decision"
-                    );
+                    trace::decision(&decision);
+                    #[cfg(feature = "otel")]
+                    self.core.metrics.decision(&decision);
                     for observer in &observers.decision {
                         notify("on_interceptor_decision", || observer(&decision));
                     }
                     self.publish(|ids| PipelineEvent::InterceptorDecision { ids, decision });
                 }
             }
-            Step::TurnStarted { turn } => {
+            Step::TurnStarted { turn, request } => {
+                if self.core.capture_content {
+                    trace::request_content(&tracing::Span::current(), &request.messages);
+                }
                 self.emit(|| AgentEvent::TurnStarted { turn });
                 self.publish(|ids| PipelineEvent::TurnStarted { ids, turn });
             }
             Step::Token { text } => self.emit(|| AgentEvent::Token {
                 text: text.to_string(),
             }),
-            Step::TurnCompleted { turn, response } => {
+            Step::TurnCompleted {
+                turn,
+                response,
+                elapsed,
+            } => {
+                let span = tracing::Span::current();
+                trace::answered(&span, response);
+                if self.core.capture_content {
+                    trace::response_content(&span, response);
+                }
+                #[cfg(feature = "otel")]
+                self.core.metrics.model_call(elapsed, Ok(response));
+                #[cfg(not(feature = "otel"))]
+                let _ = elapsed;
                 if let Some(usage) = &response.usage {
                     for observer in &observers.token_usage {
                         notify("on_token_usage", || observer(usage));
@@ -216,6 +241,13 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                     tool_calls: response.tool_calls.clone(),
                     usage: response.usage,
                 });
+            }
+            Step::ModelFailed { error, elapsed } => {
+                trace::failed(&tracing::Span::current(), error.class(), &error.to_string());
+                #[cfg(feature = "otel")]
+                self.core.metrics.model_call(elapsed, Err(error.class()));
+                #[cfg(not(feature = "otel"))]
+                let _ = elapsed;
             }
             Step::BudgetThreshold { index, usage } => {
                 if let Some(observer) = observers.budget.get(index) {
@@ -277,13 +309,15 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         structured: bool,
     ) -> Answer {
         let observers = &self.core.observers;
-        let span = tracing::Span::current();
         let text = outcome.text(tool);
         let is_error = outcome.is_error();
+        trace::tool_outcome(&tracing::Span::current(), &outcome, &text);
+        if self.core.capture_content {
+            trace::tool_content(&tracing::Span::current(), &args, &text);
+        }
         let mut output = None;
         match &outcome {
             ToolOutcome::Rejected { .. } => {
-                span.record("decision", "Rejected");
                 self.publish(|ids| PipelineEvent::ToolRejected {
                     ids,
                     call_id: call_id.to_string(),

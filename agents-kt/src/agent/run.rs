@@ -141,6 +141,11 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         format!("tool#{number}:{tool}")
     }
 
+    /// The MCP principal that started the run, if one did.
+    pub(crate) fn client(&self) -> Option<&str> {
+        self.client.as_deref()
+    }
+
     pub(crate) fn ids(&self) -> &RunIds {
         &self.ids
     }
@@ -259,7 +264,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
     pub(crate) async fn turn(&self, request: &mut ChatRequest) -> Result<Turn<OUT>, AgentError> {
         let turn = self.spend(BudgetTracker::begin_turn)?;
         self.turn.store(turn, Ordering::Relaxed);
-        let span = tracing::info_span!("turn", turn, decision = tracing::field::Empty);
+        let span = super::trace::chat(self.core.model_info.as_ref(), &self.ids, turn);
         async {
             let target = || format!("turn {turn}");
             let ctx = self.intercept_context(None, None);
@@ -279,9 +284,12 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                     decisions: &outcome.decisions,
                 });
             }
+            let span = tracing::Span::current();
+            span.record("agents_kt.decision", outcome.effect.kind().as_str());
             match outcome.effect {
                 Effect::Deny(reason) => {
-                    tracing::Span::current().record("decision", "Deny");
+                    span.record("agents_kt.executed", false);
+                    super::trace::failed(&span, "denied", &reason);
                     return Err(AgentError::InterceptorDenied {
                         point: InterceptionPoint::Turn,
                         target: target(),
@@ -289,16 +297,32 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                     });
                 }
                 Effect::Substitute(output) => {
-                    tracing::Span::current().record("decision", "Substitute");
+                    span.record("agents_kt.executed", false);
                     return Ok(Turn::Substituted(output));
                 }
                 Effect::Proceed | Effect::ProceedWith => {}
             }
-            self.report(Step::TurnStarted { turn });
-            let response = self.call_model(request).await?;
+            self.report(Step::TurnStarted {
+                turn,
+                request: &*request,
+            });
+            let started = std::time::Instant::now();
+            let response = self.call_model(request).await;
+            let elapsed = started.elapsed();
+            let response = match response {
+                Ok(response) => response,
+                Err(error) => {
+                    self.report(Step::ModelFailed {
+                        error: &error,
+                        elapsed,
+                    });
+                    return Err(error);
+                }
+            };
             self.report(Step::TurnCompleted {
                 turn,
                 response: &response,
+                elapsed,
             });
             if let Some(usage) = response.usage {
                 self.spend(|budget| budget.add_tokens(usage))?;

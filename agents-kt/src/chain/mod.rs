@@ -56,6 +56,23 @@ pub enum Effect<R> {
     Substitute(R),
 }
 
+impl<R> Effect<R> {
+    /// The decision this effect came from.
+    ///
+    /// ```
+    /// use agents_kt::{DecisionKind, chain::Effect};
+    /// assert_eq!(Effect::<()>::Deny("no".into()).kind(), DecisionKind::Deny);
+    /// ```
+    pub fn kind(&self) -> DecisionKind {
+        match self {
+            Effect::Proceed => DecisionKind::Proceed,
+            Effect::ProceedWith => DecisionKind::ProceedWith,
+            Effect::Deny(_) => DecisionKind::Deny,
+            Effect::Substitute(_) => DecisionKind::Substitute,
+        }
+    }
+}
+
 /// One non-`Proceed` decision taken in a chain, as reported to observers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChainDecision {
@@ -442,7 +459,10 @@ impl<T, R> Running<T, R> {
         asked: Asked<'a, T, R>,
     ) -> Option<Waiting<'a, T, R>> {
         match asked {
-            Asked::Now(Decision::Proceed) => None,
+            Asked::Now(Decision::Proceed) => {
+                self.allowed(index, name);
+                None
+            }
             Asked::Now(decision) => {
                 self.record(index, name, decision);
                 None
@@ -454,8 +474,17 @@ impl<T, R> Running<T, R> {
     /// Apply rules 1–3 to the decision of interceptor `index`.
     #[inline(always)]
     fn note(&mut self, index: usize, name: Option<&str>, decision: Decision<T, R>) {
-        if !matches!(decision, Decision::Proceed) {
-            self.record(index, name, decision);
+        match decision {
+            Decision::Proceed => self.allowed(index, name),
+            decision => self.record(index, name, decision),
+        }
+    }
+
+    /// A `Proceed`: nothing to record, but a gate's `Allow` is a verdict the trace shows.
+    #[inline(always)]
+    fn allowed(&self, index: usize, name: Option<&str>) {
+        if self.stage == DecisionStage::Gate {
+            crate::agent::trace::gate_allowed(index, name);
         }
     }
 

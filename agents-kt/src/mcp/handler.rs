@@ -16,6 +16,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncRead, AsyncWrite};
+use tracing::Instrument;
 use tracing::instrument::WithSubscriber;
 
 use super::client_log::ClientLog;
@@ -363,7 +364,18 @@ where
             .as_ref()
             .map(|(token, outbox)| McpProgress::new(token.clone(), outbox.clone()));
         let log = self.log.dispatch_for(&context.peer);
-        let call = self.call(&client, request, progress);
+        let span = tracing::info_span!(
+            "mcp_tools_call",
+            otel.name = %format!("tools/call {tool}"),
+            otel.kind = "server",
+            "mcp.method.name" = "tools/call",
+            "gen_ai.tool.name" = %tool,
+            "jsonrpc.request.id" = %context.id,
+        );
+        // One trace from the calling agent through this one, when the client sent its context.
+        #[cfg(feature = "otel")]
+        crate::telemetry::continue_trace(&span, &context.meta.0.0);
+        let call = self.call(&client, request, progress).instrument(span);
         // The call's `tracing` events go to the client too, when it set a logging level.
         let call = match &log {
             Some((dispatch, _)) => call.with_subscriber(dispatch.clone()).left_future(),

@@ -49,6 +49,15 @@ impl Tool for RemoteCall {
                 )));
             }
         }
+        // The calling span's trace continues on the server (MCP's `_meta.traceparent`).
+        #[cfg(feature = "otel")]
+        {
+            let mut meta = rmcp::model::RequestMetaObject::default();
+            crate::telemetry::inject_trace(&mut meta.0.0);
+            if !meta.0.0.is_empty() {
+                params.meta = Some(meta);
+            }
+        }
         let unanswered = |error: rmcp::ServiceError| match error {
             rmcp::ServiceError::TransportClosed => ToolError::new(
                 "the MCP server closed the connection before answering (the next call reconnects)",

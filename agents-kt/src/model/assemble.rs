@@ -23,6 +23,8 @@ pub struct ResponseAssembler {
     content: String,
     calls: Vec<PartialCall>,
     usage: Option<crate::Usage>,
+    model: Option<String>,
+    finish_reason: Option<String>,
 }
 
 #[derive(Debug)]
@@ -41,6 +43,14 @@ impl ResponseAssembler {
             ChatChunk::Text(text) if self.content.is_empty() => self.content = text,
             ChatChunk::Text(text) => self.content.push_str(&text),
             ChatChunk::Usage(usage) => self.usage = Some(usage),
+            ChatChunk::Finished {
+                model,
+                finish_reason,
+            } => {
+                // Providers say these once, some early (the model) and some late (the reason).
+                self.model = model.or(self.model.take());
+                self.finish_reason = finish_reason.or(self.finish_reason.take());
+            }
             ChatChunk::ToolCallDelta {
                 index,
                 id,
@@ -110,6 +120,8 @@ impl ResponseAssembler {
             content: self.content,
             tool_calls,
             usage: self.usage,
+            model: self.model,
+            finish_reason: self.finish_reason,
         })
     }
 }

@@ -49,6 +49,63 @@ pub trait ModelClient: Send + Sync + 'static {
 
     /// Send `request` and stream the answer as it is produced.
     fn chat_stream<'a>(&'a self, request: &'a ChatRequest) -> ChatStream<'a>;
+
+    /// Which provider and model this client talks to, for traces and metrics
+    /// (`gen_ai.provider.name`, `gen_ai.request.model`, `server.address`). Read once, when an
+    /// agent is built. The default names no model and the provider `unknown`.
+    ///
+    /// ```
+    /// use agents_kt::{ModelClient, ScriptedModel};
+    /// assert_eq!(ScriptedModel::new([]).info().provider, "agents_kt.scripted");
+    /// ```
+    fn info(&self) -> ModelInfo {
+        ModelInfo::new("unknown")
+    }
+}
+
+/// What telemetry says about a model client: see [`ModelClient::info`].
+///
+/// ```
+/// let info = agents_kt::ModelInfo::new("openai").model("gpt-4o").server("api.example.com", 443);
+/// assert_eq!(info.model.as_deref(), Some("gpt-4o"));
+/// assert_eq!(info.server_port, Some(443));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ModelInfo {
+    /// `gen_ai.provider.name`: `openai`, `anthropic`, … or a name of the client's own.
+    pub provider: String,
+    /// `gen_ai.request.model`: the model asked for, when the client names one.
+    pub model: Option<String>,
+    /// `server.address`: the host the client calls.
+    pub server_address: Option<String>,
+    /// `server.port`: the port the client calls.
+    pub server_port: Option<u16>,
+}
+
+impl ModelInfo {
+    /// A provider, no model and no server.
+    pub fn new(provider: impl Into<String>) -> Self {
+        ModelInfo {
+            provider: provider.into(),
+            model: None,
+            server_address: None,
+            server_port: None,
+        }
+    }
+
+    /// With the model asked for.
+    pub fn model(mut self, model: impl Into<String>) -> Self {
+        self.model = Some(model.into());
+        self
+    }
+
+    /// With the server called.
+    pub fn server(mut self, address: impl Into<String>, port: u16) -> Self {
+        self.server_address = Some(address.into());
+        self.server_port = Some(port);
+        self
+    }
 }
 
 /// Why a model call failed.

@@ -281,4 +281,8 @@ impl ModelClient for ScriptedModel {
             Err(error) => stream::once(futures::future::ready(Err(error))).boxed(),
         }
     }
+
+    fn info(&self) -> crate::ModelInfo {
+        crate::ModelInfo::new("agents_kt.scripted").model("scripted")
+    }
 }

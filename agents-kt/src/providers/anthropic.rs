@@ -246,6 +246,11 @@ fn response(body: &Value, output: Option<OutputTool>) -> Result<ChatResponse, Mo
         prompt_tokens: usage["input_tokens"].as_u64().unwrap_or(0),
         completion_tokens: usage["output_tokens"].as_u64().unwrap_or(0),
     });
+    answer.model = body.get("model").and_then(Value::as_str).map(str::to_string);
+    answer.finish_reason = body
+        .get("stop_reason")
+        .and_then(Value::as_str)
+        .map(str::to_string);
     Ok(answer)
 }
 
@@ -324,7 +329,16 @@ impl Decoder for EventDecoder {
                     .pointer("/message/usage/input_tokens")
                     .and_then(Value::as_u64)
                     .unwrap_or(0);
-                step(Vec::new())
+                let model = data.pointer("/message/model").and_then(Value::as_str);
+                step(
+                    model
+                        .map(|model| ChatChunk::Finished {
+                            model: Some(model.to_string()),
+                            finish_reason: None,
+                        })
+                        .into_iter()
+                        .collect(),
+                )
             }
             "content_block_start" => {
                 let name = data.pointer("/content_block/name").and_then(Value::as_str);
@@ -380,13 +394,22 @@ impl Decoder for EventDecoder {
                 }
                 _ => step(Vec::new()),
             },
-            "message_delta" => match data.pointer("/usage/output_tokens").and_then(Value::as_u64) {
-                Some(output) => step(vec![ChatChunk::Usage(Usage {
-                    prompt_tokens: self.prompt_tokens,
-                    completion_tokens: output,
-                })]),
-                None => step(Vec::new()),
-            },
+            "message_delta" => {
+                let mut chunks = Vec::new();
+                if let Some(output) = data.pointer("/usage/output_tokens").and_then(Value::as_u64) {
+                    chunks.push(ChatChunk::Usage(Usage {
+                        prompt_tokens: self.prompt_tokens,
+                        completion_tokens: output,
+                    }));
+                }
+                if let Some(reason) = data.pointer("/delta/stop_reason").and_then(Value::as_str) {
+                    chunks.push(ChatChunk::Finished {
+                        model: None,
+                        finish_reason: Some(reason.to_string()),
+                    });
+                }
+                step(chunks)
+            }
             "message_stop" => Ok(Step {
                 chunks: self.release(),
                 done: true,
@@ -442,5 +465,9 @@ impl ModelClient for Anthropic {
 
     fn chat_stream<'a>(&'a self, request: &'a ChatRequest) -> ChatStream<'a> {
         http::chat_stream(self, request)
+    }
+
+    fn info(&self) -> crate::ModelInfo {
+        http::model_info("anthropic", &self.model, &self.base_url)
     }
 }

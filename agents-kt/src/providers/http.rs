@@ -227,6 +227,20 @@ fn retry_after(response: &Response) -> Option<Duration> {
     (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds))
 }
 
+/// A provider's telemetry facts: its name, the model asked for, and the host and port called
+/// (OpenAI-compatible servers are named `openai`: the semantic conventions name the API a client
+/// speaks when the real provider is not known).
+pub(crate) fn model_info(provider: &str, model: &str, base_url: &str) -> crate::ModelInfo {
+    let info = crate::ModelInfo::new(provider).model(model);
+    match reqwest::Url::parse(base_url) {
+        Ok(url) => match (url.host_str(), url.port_or_known_default()) {
+            (Some(host), Some(port)) => info.server(host, port),
+            _ => info,
+        },
+        Err(_) => info,
+    }
+}
+
 /// An error with its sources, which is where reqwest says what actually failed.
 pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();

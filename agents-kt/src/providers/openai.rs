@@ -238,6 +238,11 @@ fn response(body: &Value) -> Result<ChatResponse, ModelError> {
             .to_string(),
         tool_calls,
         usage: body.get("usage").and_then(usage),
+        model: body.get("model").and_then(Value::as_str).map(str::to_string),
+        finish_reason: body
+            .pointer("/choices/0/finish_reason")
+            .and_then(Value::as_str)
+            .map(str::to_string),
     })
 }
 
@@ -317,6 +322,16 @@ impl Decoder for ChunkDecoder {
         if let Some(usage) = chunk.get("usage").and_then(usage) {
             chunks.push(ChatChunk::Usage(usage));
         }
+        let model = chunk.get("model").and_then(Value::as_str);
+        let finish_reason = chunk
+            .pointer("/choices/0/finish_reason")
+            .and_then(Value::as_str);
+        if model.is_some() || finish_reason.is_some() {
+            chunks.push(ChatChunk::Finished {
+                model: model.map(str::to_string),
+                finish_reason: finish_reason.map(str::to_string),
+            });
+        }
         Ok(Step {
             chunks,
             done: false,
@@ -362,5 +377,9 @@ impl ModelClient for OpenAiCompatible {
 
     fn chat_stream<'a>(&'a self, request: &'a ChatRequest) -> ChatStream<'a> {
         http::chat_stream(self, request)
+    }
+
+    fn info(&self) -> crate::ModelInfo {
+        http::model_info("openai", &self.model, &self.base_url)
     }
 }

@@ -1,0 +1,301 @@
+//! The spans of a run, shaped after the OpenTelemetry GenAI semantic conventions (see
+//! [`crate::telemetry`] for the version and the whole mapping): `invoke_agent {agent}` per run,
+//! `chat {model}` per model turn, `execute_tool {tool}` per tool call — denied, substituted and
+//! rejected ones included — and every decision recorded as an event on the span it guards.
+//!
+//! They are plain `tracing` spans: any subscriber sees them; with the `otel` feature,
+//! `tracing-opentelemetry` turns them into OpenTelemetry spans (`otel.name`, `otel.kind` and
+//! `otel.status_*` are its special fields).
+
+use serde_json::{Value, json};
+use tracing::Span;
+use tracing::field::Empty;
+
+use super::report::ToolOutcome;
+use crate::{
+    ChatResponse, DecisionKind, DecisionStage, InterceptionPoint, InterceptorDecision, Message,
+    ModelInfo, Role, RunIds, ToolCall,
+};
+
+/// The target of every decision event, so a subscriber can keep or drop them as one.
+pub(crate) const DECISION_TARGET: &str = "agents_kt::decision";
+
+/// The span of one run of agent `agent`.
+pub(crate) fn invoke_agent(
+    agent: &str,
+    ids: &RunIds,
+    model: Option<&ModelInfo>,
+    client: Option<&str>,
+) -> Span {
+    tracing::info_span!(
+        "invoke_agent",
+        otel.name = %format!("invoke_agent {agent}"),
+        otel.kind = "internal",
+        otel.status_code = Empty,
+        otel.status_description = Empty,
+        "gen_ai.operation.name" = "invoke_agent",
+        "gen_ai.provider.name" = model.map_or("unknown", |model| model.provider.as_str()),
+        "gen_ai.agent.name" = agent,
+        "gen_ai.conversation.id" = %ids.session_id,
+        "gen_ai.request.model" = model.and_then(|model| model.model.as_deref()),
+        "agents_kt.run.id" = %ids.run_id,
+        "agents_kt.skill.name" = Empty,
+        "agents_kt.mcp.client" = client,
+        "error.type" = Empty,
+    )
+}
+
+/// The span of model turn `turn`: its guard (turn chain and gates) and the model call.
+pub(crate) fn chat(model: Option<&ModelInfo>, ids: &RunIds, turn: u32) -> Span {
+    let requested = model.and_then(|model| model.model.as_deref());
+    tracing::info_span!(
+        "chat",
+        otel.name = %requested.map_or_else(|| "chat".to_string(), |model| format!("chat {model}")),
+        otel.kind = "client",
+        otel.status_code = Empty,
+        otel.status_description = Empty,
+        "gen_ai.operation.name" = "chat",
+        "gen_ai.provider.name" = model.map_or("unknown", |model| model.provider.as_str()),
+        "gen_ai.request.model" = requested,
+        "server.address" = model.and_then(|model| model.server_address.as_deref()),
+        "server.port" = model.and_then(|model| model.server_port),
+        "gen_ai.conversation.id" = %ids.session_id,
+        "gen_ai.response.model" = Empty,
+        "gen_ai.usage.input_tokens" = Empty,
+        "gen_ai.usage.output_tokens" = Empty,
+        "gen_ai.system_instructions" = Empty,
+        "gen_ai.input.messages" = Empty,
+        "gen_ai.output.messages" = Empty,
+        "agents_kt.turn" = turn,
+        "agents_kt.executed" = Empty,
+        "agents_kt.decision" = Empty,
+        "error.type" = Empty,
+    )
+}
+
+/// The span of one tool call: its guard, the tool, and the after-tool chain.
+pub(crate) fn execute_tool(tool: &str, call_id: &str, client: Option<&str>) -> Span {
+    tracing::info_span!(
+        "execute_tool",
+        otel.name = %format!("execute_tool {tool}"),
+        otel.kind = "internal",
+        otel.status_code = Empty,
+        otel.status_description = Empty,
+        "gen_ai.operation.name" = "execute_tool",
+        "gen_ai.tool.name" = tool,
+        "gen_ai.tool.call.id" = call_id,
+        "gen_ai.tool.type" = "function",
+        "gen_ai.tool.call.arguments" = Empty,
+        "gen_ai.tool.call.result" = Empty,
+        "agents_kt.executed" = Empty,
+        "agents_kt.decision" = Empty,
+        "agents_kt.mcp.client" = client,
+        "error.type" = Empty,
+    )
+}
+
+/// Mark `span` as ended in error: `error.type` (a short, fixed class) and the span's status.
+pub(crate) fn failed(span: &Span, class: &str, description: &str) {
+    span.record("error.type", class);
+    span.record("otel.status_code", "error");
+    span.record("otel.status_description", description);
+}
+
+/// What a turn's span learns from the model's answer.
+pub(crate) fn answered(span: &Span, response: &ChatResponse) {
+    span.record("agents_kt.executed", true);
+    if let Some(model) = &response.model {
+        span.record("gen_ai.response.model", model.as_str());
+    }
+    if let Some(usage) = response.usage {
+        span.record("gen_ai.usage.input_tokens", usage.prompt_tokens);
+        span.record("gen_ai.usage.output_tokens", usage.completion_tokens);
+    }
+    #[cfg(feature = "otel")]
+    crate::telemetry::finish_reasons(span, response);
+}
+
+/// One decision, as an event on the span of the point it guards; its attributes follow the
+/// GenAI guardrail proposal (see [`crate::telemetry`]).
+pub(crate) fn decision(decision: &InterceptorDecision) {
+    tracing::event!(
+        target: DECISION_TARGET,
+        tracing::Level::INFO,
+        message = "agents_kt.decision",
+        gen_ai.security.guardrail.name = %decision.name,
+        gen_ai.security.guardrail.type = stage_name(decision.stage),
+        gen_ai.security.target.type = target_type(decision.point),
+        gen_ai.security.verdict.type = verdict(decision.decision),
+        gen_ai.security.verdict.reason = decision.reason.as_deref(),
+        gen_ai.security.action.type = action(decision.decision, decision.effective),
+        agents_kt.decision.point = %decision.point,
+        agents_kt.decision.target = %decision.target,
+        agents_kt.decision = %decision.decision,
+        agents_kt.decision.index = decision.index,
+        agents_kt.decision.effective = decision.effective,
+    );
+}
+
+/// A gate's `Allow`, which no observer hears of (it is not a decision): only the trace records
+/// it, so a backend shows which gates passed a call. Called by the chain runner, inside the span
+/// of the point being guarded; costs a check of the subscriber's interest when nobody listens.
+#[inline(never)]
+pub(crate) fn gate_allowed(index: usize, name: Option<&str>) {
+    tracing::event!(
+        target: DECISION_TARGET,
+        tracing::Level::INFO,
+        message = "agents_kt.decision",
+        gen_ai.security.guardrail.name = %Label(name, index),
+        gen_ai.security.guardrail.type = "gate",
+        gen_ai.security.verdict.type = "allow",
+        gen_ai.security.action.type = "none",
+        agents_kt.decision = "Allow",
+        agents_kt.decision.index = index,
+        agents_kt.decision.effective = false,
+    );
+}
+
+/// A link's reported name, written only when an event is recorded.
+struct Label<'a>(Option<&'a str>, usize);
+
+impl std::fmt::Display for Label<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(name) => f.write_str(name),
+            None => write!(f, "#{}", self.1),
+        }
+    }
+}
+
+pub(crate) fn stage_name(stage: DecisionStage) -> &'static str {
+    match stage {
+        DecisionStage::Interceptor => "interceptor",
+        DecisionStage::Gate => "gate",
+    }
+}
+
+/// What a point guards, in the proposal's words where it has them.
+fn target_type(point: InterceptionPoint) -> &'static str {
+    match point {
+        InterceptionPoint::Skill => "agent_invocation",
+        InterceptionPoint::Turn => "llm_input",
+        InterceptionPoint::ToolCall => "tool_call",
+        InterceptionPoint::AfterToolCall => "tool_result",
+    }
+}
+
+fn verdict(kind: DecisionKind) -> &'static str {
+    match kind {
+        DecisionKind::Proceed => "allow",
+        DecisionKind::ProceedWith => "modify",
+        DecisionKind::Deny => "deny",
+        DecisionKind::Substitute => "substitute",
+    }
+}
+
+/// What the framework enforced because of this decision: only the effective one acts.
+fn action(kind: DecisionKind, effective: bool) -> &'static str {
+    match (kind, effective) {
+        (_, false) | (DecisionKind::Proceed, _) => "none",
+        (DecisionKind::ProceedWith, true) => "modify",
+        (DecisionKind::Deny, true) => "block",
+        (DecisionKind::Substitute, true) => "substitute",
+    }
+}
+
+/// The GenAI instrumentations' switch for content capture: on only when
+/// `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT` says `true`.
+pub(crate) fn capture_content_from_env() -> bool {
+    std::env::var("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT")
+        .is_ok_and(|value| value.trim().eq_ignore_ascii_case("true"))
+}
+
+/// A turn's request as the conventions' content attributes: the system instructions, and the
+/// other messages in their JSON message format (`role` and typed `parts`).
+pub(crate) fn request_content(span: &Span, messages: &[Message]) {
+    let (system, conversation): (Vec<&Message>, Vec<&Message>) = messages
+        .iter()
+        .partition(|message| message.role == Role::System);
+    if !system.is_empty() {
+        let parts: Vec<Value> = system.iter().map(|m| text_part(&m.content)).collect();
+        span.record("gen_ai.system_instructions", Value::Array(parts).to_string());
+    }
+    let input: Vec<Value> = conversation.into_iter().map(message_json).collect();
+    span.record("gen_ai.input.messages", Value::Array(input).to_string());
+}
+
+/// The model's answer as `gen_ai.output.messages`.
+pub(crate) fn response_content(span: &Span, response: &ChatResponse) {
+    let mut parts = Vec::new();
+    if !response.content.is_empty() {
+        parts.push(text_part(&response.content));
+    }
+    parts.extend(response.tool_calls.iter().map(tool_call_part));
+    let mut message = json!({"role": "assistant", "parts": parts});
+    if let Some(reason) = &response.finish_reason {
+        message["finish_reason"] = json!(reason);
+    }
+    span.record("gen_ai.output.messages", json!([message]).to_string());
+}
+
+fn message_json(message: &Message) -> Value {
+    let role = match message.role {
+        Role::System => "system",
+        Role::User => "user",
+        Role::Assistant => "assistant",
+        Role::Tool => "tool",
+    };
+    let mut parts = Vec::new();
+    match message.role {
+        Role::Tool => parts.push(json!({
+            "type": "tool_call_response",
+            "id": message.tool_call_id,
+            "response": message.content,
+        })),
+        _ if !message.content.is_empty() => parts.push(text_part(&message.content)),
+        _ => {}
+    }
+    parts.extend(message.tool_calls.iter().map(tool_call_part));
+    json!({"role": role, "parts": parts})
+}
+
+fn text_part(text: &str) -> Value {
+    json!({"type": "text", "content": text})
+}
+
+fn tool_call_part(call: &ToolCall) -> Value {
+    // The arguments as the model wrote them: JSON when they parse, else the raw text.
+    let arguments = serde_json::from_str::<Value>(&call.arguments)
+        .unwrap_or_else(|_| Value::String(call.arguments.clone()));
+    json!({"type": "tool_call", "id": call.id, "name": call.name, "arguments": arguments})
+}
+
+/// How a tool call ended, on its span: whether the tool body ran, and the error class the
+/// caller got (a blocked call is an error to the model, so backends show it as one).
+pub(crate) fn tool_outcome(span: &Span, outcome: &ToolOutcome, text: &str) {
+    let (executed, error) = match outcome {
+        ToolOutcome::Rejected { .. } => (false, Some("rejected")),
+        ToolOutcome::Used { substituted, .. } => (!substituted, None),
+        ToolOutcome::Denied { .. } => (false, Some("denied")),
+        ToolOutcome::Withheld { .. } => (true, Some("withheld")),
+        ToolOutcome::Failed { .. } => (true, Some("failed")),
+    };
+    span.record("agents_kt.executed", executed);
+    if let ToolOutcome::Rejected { .. } = outcome {
+        span.record("agents_kt.decision", "Rejected");
+    }
+    if let Some(class) = error {
+        failed(span, class, text);
+    }
+}
+
+/// A tool call's arguments (those it ran with; a denied call's as asked) and its result as the
+/// caller reads it — after the after-tool interceptors.
+pub(crate) fn tool_content(span: &Span, args: &Value, text: &str) {
+    let arguments = match args {
+        Value::String(raw) => raw.clone(),
+        other => other.to_string(),
+    };
+    span.record("gen_ai.tool.call.arguments", arguments);
+    span.record("gen_ai.tool.call.result", text);
+}
