@@ -3,6 +3,8 @@
 
 use agents_kt::PipelineEvent;
 
+pub mod telemetry_demo;
+
 /// `Ok` when the example reached the outcome it demonstrates; otherwise an error that makes the
 /// example exit non-zero, saying what was not reached.
 ///

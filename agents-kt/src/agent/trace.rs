@@ -58,7 +58,7 @@ pub(crate) fn chat(model: Option<&ModelInfo>, ids: &RunIds, turn: u32) -> Span {
         "gen_ai.provider.name" = model.map_or("unknown", |model| model.provider.as_str()),
         "gen_ai.request.model" = requested,
         "server.address" = model.and_then(|model| model.server_address.as_deref()),
-        "server.port" = model.and_then(|model| model.server_port),
+        "server.port" = model.and_then(|model| model.server_port).map(i64::from),
         "gen_ai.conversation.id" = %ids.session_id,
         "gen_ai.response.model" = Empty,
         "gen_ai.usage.input_tokens" = Empty,
@@ -66,7 +66,7 @@ pub(crate) fn chat(model: Option<&ModelInfo>, ids: &RunIds, turn: u32) -> Span {
         "gen_ai.system_instructions" = Empty,
         "gen_ai.input.messages" = Empty,
         "gen_ai.output.messages" = Empty,
-        "agents_kt.turn" = turn,
+        "agents_kt.turn" = i64::from(turn),
         "agents_kt.executed" = Empty,
         "agents_kt.decision" = Empty,
         "error.type" = Empty,
@@ -108,8 +108,8 @@ pub(crate) fn answered(span: &Span, response: &ChatResponse) {
         span.record("gen_ai.response.model", model.as_str());
     }
     if let Some(usage) = response.usage {
-        span.record("gen_ai.usage.input_tokens", usage.prompt_tokens);
-        span.record("gen_ai.usage.output_tokens", usage.completion_tokens);
+        span.record("gen_ai.usage.input_tokens", int(usage.prompt_tokens));
+        span.record("gen_ai.usage.output_tokens", int(usage.completion_tokens));
     }
     #[cfg(feature = "otel")]
     crate::telemetry::finish_reasons(span, response);
@@ -131,7 +131,7 @@ pub(crate) fn decision(decision: &InterceptorDecision) {
         agents_kt.decision.point = %decision.point,
         agents_kt.decision.target = %decision.target,
         agents_kt.decision = %decision.decision,
-        agents_kt.decision.index = decision.index,
+        agents_kt.decision.index = int(decision.index),
         agents_kt.decision.effective = decision.effective,
     );
 }
@@ -150,7 +150,7 @@ pub(crate) fn gate_allowed(index: usize, name: Option<&str>) {
         gen_ai.security.verdict.type = "allow",
         gen_ai.security.action.type = "none",
         agents_kt.decision = "Allow",
-        agents_kt.decision.index = index,
+        agents_kt.decision.index = int(index),
         agents_kt.decision.effective = false,
     );
 }
@@ -165,6 +165,12 @@ impl std::fmt::Display for Label<'_> {
             None => write!(f, "#{}", self.1),
         }
     }
+}
+
+/// An integer attribute: OpenTelemetry's are `i64`, and `tracing-opentelemetry` writes other
+/// integer types as text.
+fn int(value: impl TryInto<i64>) -> i64 {
+    value.try_into().unwrap_or(i64::MAX)
 }
 
 pub(crate) fn stage_name(stage: DecisionStage) -> &'static str {

@@ -121,8 +121,14 @@ impl Telemetry {
         S: tracing::Subscriber + for<'span> LookupSpan<'span>,
     {
         let layer = self.tracer_provider.as_ref().map(|provider| {
+            // Only what the conventions define: no source locations, threads, `tracing`
+            // targets or busy/idle times on every span.
             tracing_opentelemetry::layer()
                 .with_tracer(tracer(provider))
+                .with_location(false)
+                .with_threads(false)
+                .with_target(false)
+                .with_tracked_inactivity(false)
                 .with_filter(LevelFilter::INFO)
         });
         // With traces switched off the layer is absent: `Option<Layer>` is a layer that does
