@@ -1,6 +1,8 @@
-//! Runs, skills, turns and tool calls are traced as spans carrying the agent, run id, skill, tool,
-//! call id and decision. Alone in its binary: tracing caches per-callsite interest process-wide, so
-//! a concurrent test without a subscriber could hide these spans.
+//! Runs, turns and tool calls are traced as GenAI-shaped spans (`invoke_agent`, `chat`,
+//! `execute_tool`) carrying the agent, run id, skill, turn, tool, call id and decision, for any
+//! `tracing` subscriber (the `otel` feature's exporter is tested in `otel_spans.rs`). Alone in its
+//! binary: tracing caches per-callsite interest process-wide, so a concurrent test without a
+//! subscriber could hide these spans.
 
 use std::sync::{Arc, Mutex};
 
@@ -108,17 +110,26 @@ fn runs_skills_turns_and_tool_calls_are_traced_with_their_decisions() {
             .unwrap();
         runtime.block_on(agent.run("x".into())).unwrap();
     });
-    assert_eq!(recorder.field("agent_run", "agent"), vec!["traced"]);
-    assert_eq!(recorder.field("agent_run", "run_id"), vec!["traced/run-1"]);
-    assert_eq!(recorder.field("skill", "skill"), vec!["default"]);
-    assert_eq!(recorder.field("turn", "turn"), vec!["1", "2"]);
     assert_eq!(
-        recorder.field("tool_call", "tool"),
+        recorder.field("invoke_agent", "gen_ai.agent.name"),
+        vec!["traced"]
+    );
+    assert_eq!(
+        recorder.field("invoke_agent", "agents_kt.run.id"),
+        vec!["traced/run-1"]
+    );
+    assert_eq!(
+        recorder.field("invoke_agent", "agents_kt.skill.name"),
+        vec!["default"]
+    );
+    assert_eq!(recorder.field("chat", "agents_kt.turn"), vec!["1", "2"]);
+    assert_eq!(
+        recorder.field("execute_tool", "gen_ai.tool.name"),
         vec!["get_weather", "writeFile"]
     );
     assert_eq!(
-        recorder.field("tool_call", "decision"),
+        recorder.field("execute_tool", "agents_kt.decision"),
         vec!["Proceed", "Deny"]
     );
-    assert_eq!(recorder.field("tool_call", "call_id").len(), 2);
+    assert_eq!(recorder.field("execute_tool", "gen_ai.tool.call.id").len(), 2);
 }

@@ -162,6 +162,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                 agent: self.core.name.clone(),
             }),
             Step::SkillChosen { skill } => {
+                tracing::Span::current().record("agents_kt.skill.name", skill);
                 for observer in &observers.skill_chosen {
                     notify("on_skill_chosen", || observer(skill));
                 }

@@ -128,7 +128,7 @@ pub(crate) fn decision(decision: &InterceptorDecision) {
         gen_ai.security.verdict.type = verdict(decision.decision),
         gen_ai.security.verdict.reason = decision.reason.as_deref(),
         gen_ai.security.action.type = action(decision.decision, decision.effective),
-        agents_kt.decision.point = %decision.point,
+        agents_kt.decision.point = point_name(decision.point),
         agents_kt.decision.target = %decision.target,
         agents_kt.decision = %decision.decision,
         agents_kt.decision.index = int(decision.index),
@@ -177,6 +177,16 @@ pub(crate) fn stage_name(stage: DecisionStage) -> &'static str {
     match stage {
         DecisionStage::Interceptor => "interceptor",
         DecisionStage::Gate => "gate",
+    }
+}
+
+/// A point as an attribute value.
+pub(crate) fn point_name(point: InterceptionPoint) -> &'static str {
+    match point {
+        InterceptionPoint::Skill => "skill",
+        InterceptionPoint::Turn => "turn",
+        InterceptionPoint::ToolCall => "tool_call",
+        InterceptionPoint::AfterToolCall => "after_tool_call",
     }
 }
 

@@ -126,8 +126,11 @@ impl GenAiMetrics {
         self.decisions.add(
             1,
             &[
-                KeyValue::new("agents_kt.decision.point", decision.point.to_string()),
-                KeyValue::new("agents_kt.decision", decision.decision.to_string()),
+                KeyValue::new(
+                    "agents_kt.decision.point",
+                    crate::agent::trace::point_name(decision.point),
+                ),
+                KeyValue::new("agents_kt.decision", decision.decision.as_str()),
                 KeyValue::new("gen_ai.security.guardrail.name", decision.name.clone()),
                 KeyValue::new(
                     "gen_ai.security.guardrail.type",

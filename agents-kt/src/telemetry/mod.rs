@@ -57,7 +57,8 @@
 //! | `gen_ai.security.verdict.type` | `allow` (gate), `modify` (`ProceedWith`), `deny`, `substitute` |
 //! | `gen_ai.security.verdict.reason` | a `Deny`'s reason |
 //! | `gen_ai.security.action.type` | what the framework enforced: `block`, `modify`, `substitute`, or `none` for a decision that was not the effective one |
-//! | `agents_kt.decision`, `.point`, `.target`, `.index`, `.effective` | the decision as observers see it ([`InterceptorDecision`](crate::InterceptorDecision)) |
+//! | `agents_kt.decision`, `.target`, `.index`, `.effective` | the decision as observers see it ([`InterceptorDecision`](crate::InterceptorDecision)) |
+//! | `agents_kt.decision.point` | `skill`, `turn`, `tool_call`, `after_tool_call` |
 //!
 //! # Metrics
 //!
