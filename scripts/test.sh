@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite, with what it needs: a real llama-server and its model, real MCP clients,
-# a Restate server and the official openai Python client (built or installed once into a cache
+# a Restate server, an Arize Phoenix trace backend and the official openai Python client (built or installed once into a cache
 # outside the clone), then `cargo test --workspace`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +14,9 @@ export AGENTS_KT_REQUIRE_MCP_CLIENTS=1
 eval "$(scripts/restate-server.sh)"
 export RESTATE_SERVER
 export AGENTS_KT_REQUIRE_RESTATE=1
+eval "$(scripts/phoenix.sh)"
+export PHOENIX
+export AGENTS_KT_REQUIRE_PHOENIX=1
 eval "$(scripts/provider-peers.sh)"
 export OPENAI_PEER_PYTHONPATH
 export AGENTS_KT_REQUIRE_PEERS=1

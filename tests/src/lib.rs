@@ -4,7 +4,9 @@
 pub mod counting;
 pub mod ledger;
 pub mod llama;
+pub mod phoenix;
 pub mod restate;
+pub mod scratch;
 
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex};

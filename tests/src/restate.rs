@@ -2,12 +2,13 @@
 //! `scripts/restate-server.sh`) on loopback ports of its own, and the `durable_ledger` service as
 //! a process that tests kill (SIGKILL) and start again. Both stop on drop.
 
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+
+pub use crate::scratch::{Scratch, free_port};
 
 /// The Restate server binary, or `None` (the test then skips) — unless
 /// `AGENTS_KT_REQUIRE_RESTATE=1`, as in CI, where a missing server fails the test.
@@ -21,34 +22,6 @@ pub fn restate_binary() -> Option<PathBuf> {
             eprintln!("skipping: RESTATE_SERVER is not set");
             None
         }
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|listener| listener.local_addr())
-        .map(|address| address.port())
-        .expect("a free loopback port")
-}
-
-/// A fresh directory under the system's temp dir, removed on drop.
-pub struct Scratch(pub PathBuf);
-
-impl Scratch {
-    pub fn new(name: &str) -> Self {
-        let path = std::env::temp_dir().join(format!(
-            "agents-kt-{name}-{}-{}",
-            std::process::id(),
-            free_port()
-        ));
-        std::fs::create_dir_all(&path).expect("a scratch directory");
-        Scratch(path)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
