@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, with what it needs: a real llama-server and its model, real MCP clients,
-# a Restate server, an Arize Phoenix trace backend and the official openai Python client (built or installed once into a cache
-# outside the clone), then `cargo test --workspace`.
+# a Restate server, an Arize Phoenix trace backend and the official openai Python client (built
+# or installed once into a cache outside the clone), then `cargo test --workspace`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

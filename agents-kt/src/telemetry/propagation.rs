@@ -2,7 +2,11 @@
 //! carried in an MCP request's `_meta` (W3C `traceparent`/`tracestate`, as MCP's SEP-414 names
 //! them).
 
-use opentelemetry::propagation::{Extractor, Injector};
+#[cfg(feature = "mcp")]
+use opentelemetry::propagation::Extractor;
+#[cfg(feature = "mcp-client")]
+use opentelemetry::propagation::Injector;
+#[cfg(any(feature = "mcp", feature = "mcp-client"))]
 use serde_json::{Map, Value};
 use tracing::Span;
 use tracing_opentelemetry::OpenTelemetrySpanExt;
@@ -43,14 +47,17 @@ pub(crate) fn continue_trace(span: &Span, meta: &Map<String, Value>) {
 }
 
 /// `_meta` as a propagation carrier: string fields only.
+#[cfg(any(feature = "mcp", feature = "mcp-client"))]
 struct Carrier<M>(M);
 
+#[cfg(feature = "mcp-client")]
 impl Injector for Carrier<&mut Map<String, Value>> {
     fn set(&mut self, key: &str, value: String) {
         self.0.insert(key.to_string(), Value::String(value));
     }
 }
 
+#[cfg(feature = "mcp")]
 impl Extractor for Carrier<&Map<String, Value>> {
     fn get(&self, key: &str) -> Option<&str> {
         self.0.get(key).and_then(Value::as_str)
