@@ -23,7 +23,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use futures::future::BoxFuture;
 use opentelemetry::metrics::MeterProvider;
 use opentelemetry_sdk::error::OTelSdkResult;
-use opentelemetry_sdk::metrics::{ManualReader, SdkMeterProvider};
+use opentelemetry_sdk::metrics::{InMemoryMetricExporter, PeriodicReader, SdkMeterProvider};
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData, SpanExporter};
 use serde_json::json;
 use tracing_subscriber::layer::SubscriberExt;
@@ -69,9 +69,11 @@ impl SpanExporter for Discard {
     }
 }
 
+/// An SDK meter provider that aggregates every measurement (its reader exports once a minute,
+/// so never during a sample).
 fn meter_provider() -> SdkMeterProvider {
     SdkMeterProvider::builder()
-        .with_reader(ManualReader::builder().build())
+        .with_reader(PeriodicReader::builder(InMemoryMetricExporter::default()).build())
         .build()
 }
 
