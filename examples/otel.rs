@@ -37,7 +37,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("answer: {answer}");
     telemetry.flush()?;
     if exported {
-        println!("exported to {:?}", std::env::var("OTEL_EXPORTER_OTLP_ENDPOINT")?);
+        println!(
+            "exported to {:?}",
+            std::env::var("OTEL_EXPORTER_OTLP_ENDPOINT")?
+        );
         telemetry.shutdown()?;
         return Ok(());
     }
@@ -50,7 +53,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .iter()
                 .any(|kv| kv.key.as_str() == "agents_kt.executed" && kv.value.as_str() == "false")
     });
-    ensure(blocked.count() == 2, "two blocked payments traced as not executed")?;
+    ensure(
+        blocked.count() == 2,
+        "two blocked payments traced as not executed",
+    )?;
     Ok(())
 }
 
@@ -75,7 +81,11 @@ fn print_tree(spans: &[SpanData], parent: Option<opentelemetry::trace::SpanId>, 
                 .map(|kv| kv.value.to_string())
         };
         let mut line = format!("{indent}{} [{:?}]", span.name, span.span_kind);
-        for key in ["agents_kt.executed", "error.type", "gen_ai.usage.output_tokens"] {
+        for key in [
+            "agents_kt.executed",
+            "error.type",
+            "gen_ai.usage.output_tokens",
+        ] {
             if let Some(value) = attribute(key) {
                 line.push_str(&format!(" {key}={value}"));
             }

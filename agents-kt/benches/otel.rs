@@ -45,11 +45,14 @@ fn script() -> ScriptedModel {
 }
 
 fn agent(meter: Option<&SdkMeterProvider>) -> Agent<String, String> {
-    let builder = Agent::builder("bench").model(script()).tool(GetWeather).budget(
-        Budget::default()
-            .max_turns(TURNS as u32)
-            .max_tool_calls(2 * TURNS as u32),
-    );
+    let builder = Agent::builder("bench")
+        .model(script())
+        .tool(GetWeather)
+        .budget(
+            Budget::default()
+                .max_turns(TURNS as u32)
+                .max_tool_calls(2 * TURNS as u32),
+        );
     match meter {
         Some(provider) => builder.meter(provider.meter("bench")),
         None => builder,

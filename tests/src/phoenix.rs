@@ -70,7 +70,10 @@ impl Phoenix {
                 return;
             }
             if let Ok(Some(status)) = self.child.try_wait() {
-                panic!("phoenix exited ({status}) before it was ready:\n{}", self.log());
+                panic!(
+                    "phoenix exited ({status}) before it was ready:\n{}",
+                    self.log()
+                );
             }
             assert!(
                 Instant::now() < deadline,

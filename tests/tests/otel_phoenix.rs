@@ -58,7 +58,12 @@ async fn a_guarded_run_reads_back_from_phoenix() {
     );
 
     let mut spans = phoenix.spans_when(PROJECT, 7).await;
-    assert_eq!(spans.len(), 7, "Phoenix stored:\n{spans:#?}\n{}", phoenix.log());
+    assert_eq!(
+        spans.len(),
+        7,
+        "Phoenix stored:\n{spans:#?}\n{}",
+        phoenix.log()
+    );
     spans.sort_by(|a, b| a["start_time"].as_str().cmp(&b["start_time"].as_str()));
     let names: Vec<&str> = spans.iter().map(|s| s["name"].as_str().unwrap()).collect();
     assert_eq!(
@@ -88,18 +93,30 @@ async fn a_guarded_run_reads_back_from_phoenix() {
         .iter()
         .map(|s| s["span_kind"].as_str().unwrap())
         .collect();
-    assert_eq!(kinds, ["AGENT", "LLM", "TOOL", "TOOL", "TOOL", "TOOL", "LLM"]);
+    assert_eq!(
+        kinds,
+        ["AGENT", "LLM", "TOOL", "TOOL", "TOOL", "TOOL", "LLM"]
+    );
     assert_eq!(attr(root, "gen_ai.operation.name"), "invoke_agent");
     assert_eq!(attr(root, "gen_ai.agent.name"), "payments-desk");
     assert_eq!(attr(root, "gen_ai.provider.name"), "agents_kt.scripted");
-    assert!(attr(root, "gen_ai.system").is_null(), "deprecated attribute");
+    assert!(
+        attr(root, "gen_ai.system").is_null(),
+        "deprecated attribute"
+    );
     let answer = &spans[6];
     assert_eq!(attr(answer, "gen_ai.operation.name"), "chat");
     assert_eq!(attr(answer, "gen_ai.response.model"), "scripted-2026-12");
-    assert_eq!(attr(answer, "gen_ai.response.finish_reasons"), &json!(["stop"]));
+    assert_eq!(
+        attr(answer, "gen_ai.response.finish_reasons"),
+        &json!(["stop"])
+    );
     assert_eq!(attr(answer, "gen_ai.usage.input_tokens"), 182);
     assert_eq!(attr(answer, "gen_ai.usage.output_tokens"), 17);
-    assert!(attr(answer, "gen_ai.input.messages").is_null(), "content is opt-in");
+    assert!(
+        attr(answer, "gen_ai.input.messages").is_null(),
+        "content is opt-in"
+    );
 
     // The tool calls: run, substituted, denied by an interceptor, denied by a gate.
     let tool = |i: usize| &spans[i];
@@ -139,12 +156,18 @@ async fn a_guarded_run_reads_back_from_phoenix() {
             .collect()
     };
     let row = |a: &str, b: &str, c: &str| (a.to_string(), b.to_string(), c.to_string());
-    assert_eq!(decision(2), [row("cached_rates", "substitute", "substitute")]);
+    assert_eq!(
+        decision(2),
+        [row("cached_rates", "substitute", "substitute")]
+    );
     assert_eq!(decision(3), [row("blocked_payees", "deny", "block")]);
     assert_eq!(decision(4), [row("within_limit", "allow", "none")]);
     assert_eq!(decision(5), [row("within_limit", "deny", "block")]);
     let gate_denial = &tool(5)["events"][0]["attributes"];
     assert_eq!(gate_denial["gen_ai.security.guardrail.type"], "gate");
-    assert_eq!(gate_denial["gen_ai.security.verdict.reason"], "over the 1000 USD limit");
+    assert_eq!(
+        gate_denial["gen_ai.security.verdict.reason"],
+        "over the 1000 USD limit"
+    );
     assert_eq!(gate_denial["agents_kt.decision.effective"], true);
 }

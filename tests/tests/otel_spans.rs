@@ -134,7 +134,11 @@ fn assert_only_known_attributes(spans: &[SpanData]) {
     for span in spans {
         for kv in &span.attributes {
             let key = kv.key.as_str();
-            assert!(!DEPRECATED.contains(&key), "{}: deprecated {key}", span.name);
+            assert!(
+                !DEPRECATED.contains(&key),
+                "{}: deprecated {key}",
+                span.name
+            );
             assert!(
                 key.starts_with("gen_ai.")
                     || key.starts_with("agents_kt.")
@@ -168,7 +172,10 @@ async fn a_run_is_one_trace_of_invoke_agent_over_chat_and_execute_tool_spans() {
         text(root, "gen_ai.provider.name").as_deref(),
         Some("agents_kt.scripted")
     );
-    assert_eq!(text(root, "agents_kt.skill.name").as_deref(), Some("default"));
+    assert_eq!(
+        text(root, "agents_kt.skill.name").as_deref(),
+        Some("default")
+    );
     assert_eq!(root.status, Status::Unset);
 
     let chats = named(&spans, "chat scripted");
@@ -180,7 +187,10 @@ async fn a_run_is_one_trace_of_invoke_agent_over_chat_and_execute_tool_spans() {
             attribute(chat, "agents_kt.turn"),
             Some(OtelValue::I64(turn as i64 + 1))
         );
-        assert_eq!(attribute(chat, "agents_kt.executed"), Some(OtelValue::Bool(true)));
+        assert_eq!(
+            attribute(chat, "agents_kt.executed"),
+            Some(OtelValue::Bool(true))
+        );
         assert_eq!(text(chat, "gen_ai.conversation.id"), Some(session.clone()));
     }
     let last = chats[1];
@@ -276,7 +286,14 @@ async fn every_decision_and_gate_verdict_is_an_event_on_the_span_it_guards() {
     assert_eq!(
         events,
         [
-            vec![row(["cached_rates", "interceptor", "substitute", "substitute", "", "true"])],
+            vec![row([
+                "cached_rates",
+                "interceptor",
+                "substitute",
+                "substitute",
+                "",
+                "true"
+            ])],
             vec![row([
                 "blocked_payees",
                 "interceptor",
@@ -323,7 +340,10 @@ async fn a_denied_turn_is_a_chat_span_not_executed_and_the_run_an_error() {
     let spans = trace_of("turn-guard");
     spans.iter().for_each(assert_required);
     let chat = named(&spans, "chat scripted")[0];
-    assert_eq!(attribute(chat, "agents_kt.executed"), Some(OtelValue::Bool(false)));
+    assert_eq!(
+        attribute(chat, "agents_kt.executed"),
+        Some(OtelValue::Bool(false))
+    );
     assert_eq!(text(chat, "error.type").as_deref(), Some("denied"));
     assert_eq!(
         event_field(&chat.events[0], "gen_ai.security.target.type"),
@@ -381,7 +401,10 @@ fn reader(name: &str, capture: Option<bool>) -> Agent<String, String> {
 #[tokio::test]
 async fn content_is_captured_only_when_asked_and_after_the_after_tool_redaction() {
     exporter();
-    reader("reader-quiet", None).run("read".into()).await.unwrap();
+    reader("reader-quiet", None)
+        .run("read".into())
+        .await
+        .unwrap();
     let quiet = trace_of("reader-quiet");
     for key in [
         "gen_ai.input.messages",
@@ -396,13 +419,19 @@ async fn content_is_captured_only_when_asked_and_after_the_after_tool_redaction(
         );
     }
 
-    reader("reader-open", Some(true)).run("read".into()).await.unwrap();
+    reader("reader-open", Some(true))
+        .run("read".into())
+        .await
+        .unwrap();
     let spans = trace_of("reader-open");
     let everything: String = spans
         .iter()
         .flat_map(|span| span.attributes.iter().map(|kv| kv.value.to_string()))
         .collect();
-    assert!(!everything.contains("sk-live"), "a secret reached the trace");
+    assert!(
+        !everything.contains("sk-live"),
+        "a secret reached the trace"
+    );
     let tool = named(&spans, "execute_tool fetch_page")[0];
     assert_eq!(
         text(tool, "gen_ai.tool.call.arguments").as_deref(),
@@ -415,7 +444,10 @@ async fn content_is_captured_only_when_asked_and_after_the_after_tool_redaction(
     let chats = named(&spans, "chat scripted");
     let system: Value =
         serde_json::from_str(&text(chats[0], "gen_ai.system_instructions").unwrap()).unwrap();
-    assert_eq!(system, json!([{"type": "text", "content": "Summarize pages."}]));
+    assert_eq!(
+        system,
+        json!([{"type": "text", "content": "Summarize pages."}])
+    );
     let first_out: Value =
         serde_json::from_str(&text(chats[0], "gen_ai.output.messages").unwrap()).unwrap();
     assert_eq!(first_out[0]["role"], "assistant");
@@ -610,7 +642,11 @@ async fn one_trace_runs_from_a_toolset_call_through_the_mcp_server_it_calls() {
         })
         .expect("the calling agent's tool span");
     let served = named(&spans, "tools/call get_weather");
-    assert_eq!(served.len(), 1, "the server's span is in the caller's trace: {names:?}");
+    assert_eq!(
+        served.len(),
+        1,
+        "the server's span is in the caller's trace: {names:?}"
+    );
     assert_eq!(served[0].span_kind, SpanKind::Server);
     assert_eq!(
         served[0].parent_span_id,
@@ -624,5 +660,8 @@ async fn one_trace_runs_from_a_toolset_call_through_the_mcp_server_it_calls() {
         })
         .expect("the server agent's tool span");
     assert_eq!(remote_tool.parent_span_id, served[0].span_context.span_id());
-    assert_eq!(text(served[0], "mcp.method.name").as_deref(), Some("tools/call"));
+    assert_eq!(
+        text(served[0], "mcp.method.name").as_deref(),
+        Some("tools/call")
+    );
 }

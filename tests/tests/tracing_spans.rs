@@ -131,5 +131,8 @@ fn runs_skills_turns_and_tool_calls_are_traced_with_their_decisions() {
         recorder.field("execute_tool", "agents_kt.decision"),
         vec!["Proceed", "Deny"]
     );
-    assert_eq!(recorder.field("execute_tool", "gen_ai.tool.call.id").len(), 2);
+    assert_eq!(
+        recorder.field("execute_tool", "gen_ai.tool.call.id").len(),
+        2
+    );
 }

@@ -234,7 +234,10 @@ pub(crate) fn request_content(span: &Span, messages: &[Message]) {
         .partition(|message| message.role == Role::System);
     if !system.is_empty() {
         let parts: Vec<Value> = system.iter().map(|m| text_part(&m.content)).collect();
-        span.record("gen_ai.system_instructions", Value::Array(parts).to_string());
+        span.record(
+            "gen_ai.system_instructions",
+            Value::Array(parts).to_string(),
+        );
     }
     let input: Vec<Value> = conversation.into_iter().map(message_json).collect();
     span.record("gen_ai.input.messages", Value::Array(input).to_string());

@@ -246,7 +246,10 @@ fn response(body: &Value, output: Option<OutputTool>) -> Result<ChatResponse, Mo
         prompt_tokens: usage["input_tokens"].as_u64().unwrap_or(0),
         completion_tokens: usage["output_tokens"].as_u64().unwrap_or(0),
     });
-    answer.model = body.get("model").and_then(Value::as_str).map(str::to_string);
+    answer.model = body
+        .get("model")
+        .and_then(Value::as_str)
+        .map(str::to_string);
     answer.finish_reason = body
         .get("stop_reason")
         .and_then(Value::as_str)

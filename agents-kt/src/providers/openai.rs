@@ -238,7 +238,10 @@ fn response(body: &Value) -> Result<ChatResponse, ModelError> {
             .to_string(),
         tool_calls,
         usage: body.get("usage").and_then(usage),
-        model: body.get("model").and_then(Value::as_str).map(str::to_string),
+        model: body
+            .get("model")
+            .and_then(Value::as_str)
+            .map(str::to_string),
         finish_reason: body
             .pointer("/choices/0/finish_reason")
             .and_then(Value::as_str)

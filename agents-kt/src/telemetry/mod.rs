@@ -79,9 +79,9 @@ mod propagation;
 mod setup;
 
 pub(crate) use metrics::{GenAiMetrics, global_meter};
-pub(crate) use propagation::finish_reasons;
 #[cfg(feature = "mcp")]
 pub(crate) use propagation::continue_trace;
+pub(crate) use propagation::finish_reasons;
 #[cfg(feature = "mcp-client")]
 pub(crate) use propagation::inject_trace;
 pub use setup::{Telemetry, TelemetryError, init};

@@ -18,7 +18,9 @@ pub(crate) fn finish_reasons(span: &Span, response: &ChatResponse) {
     if let Some(reason) = &response.finish_reason {
         span.set_attribute(
             "gen_ai.response.finish_reasons",
-            opentelemetry::Value::Array(vec![opentelemetry::StringValue::from(reason.clone())].into()),
+            opentelemetry::Value::Array(
+                vec![opentelemetry::StringValue::from(reason.clone())].into(),
+            ),
         );
     }
 }
@@ -39,8 +41,9 @@ pub(crate) fn continue_trace(span: &Span, meta: &Map<String, Value>) {
     if !meta.contains_key("traceparent") {
         return;
     }
-    let context =
-        opentelemetry::global::get_text_map_propagator(|propagator| propagator.extract(&Carrier(meta)));
+    let context = opentelemetry::global::get_text_map_propagator(|propagator| {
+        propagator.extract(&Carrier(meta))
+    });
     if let Err(error) = span.set_parent(context) {
         tracing::debug!(%error, "the MCP request's traceparent could not be continued");
     }

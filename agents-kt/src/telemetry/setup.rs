@@ -106,7 +106,10 @@ impl Telemetry {
     /// Telemetry over providers of your own (an in-memory exporter in a test, another exporter,
     /// another sampler). Nothing global is set; give agents the meter with
     /// [`AgentBuilder::meter`](crate::AgentBuilder::meter).
-    pub fn new(tracer_provider: SdkTracerProvider, meter_provider: Option<SdkMeterProvider>) -> Self {
+    pub fn new(
+        tracer_provider: SdkTracerProvider,
+        meter_provider: Option<SdkMeterProvider>,
+    ) -> Self {
         Telemetry {
             tracer_provider: Some(tracer_provider),
             meter_provider,
@@ -145,8 +148,9 @@ impl Telemetry {
                 .with_writer(std::io::stderr)
                 .with_filter(LevelFilter::WARN),
         );
-        tracing::subscriber::set_global_default(subscriber)
-            .map_err(|error| TelemetryError(format!("a tracing subscriber is already set: {error}")))
+        tracing::subscriber::set_global_default(subscriber).map_err(|error| {
+            TelemetryError(format!("a tracing subscriber is already set: {error}"))
+        })
     }
 
     /// Export everything recorded so far now, without waiting for the batch interval.
