@@ -665,3 +665,31 @@ async fn one_trace_runs_from_a_toolset_call_through_the_mcp_server_it_calls() {
         Some("tools/call")
     );
 }
+
+#[tokio::test]
+async fn a_skill_decision_is_an_event_on_the_invoke_agent_span() {
+    exporter();
+    let agent = Agent::<String, String>::builder("skill-guard")
+        .model(ScriptedModel::new([Reply::text("never asked")]))
+        .on_before_skill(|_: &str| Decision::<String, String>::deny("closed today"))
+        .build()
+        .unwrap();
+    agent.run("hi".into()).await.unwrap_err();
+    let spans = trace_of("skill-guard");
+    assert_eq!(spans.len(), 1, "no model turn, no tool call");
+    let root = &spans[0];
+    let event = &root.events[0];
+    assert_eq!(
+        event_field(event, "gen_ai.security.target.type"),
+        Some("agent_invocation".into())
+    );
+    assert_eq!(
+        event_field(event, "agents_kt.decision.point"),
+        Some("skill".into())
+    );
+    assert_eq!(
+        event_field(event, "gen_ai.security.verdict.reason"),
+        Some("closed today".into())
+    );
+    assert_eq!(text(root, "error.type").as_deref(), Some("denied"));
+}

@@ -391,3 +391,51 @@ async fn a_list_output_travels_wrapped_and_comes_back_unwrapped() {
     assert_eq!(schema["properties"]["value"]["type"], "array");
     assert!(schema["$defs"]["Forecast"].is_object(), "{schema}");
 }
+
+#[tokio::test]
+async fn the_answering_model_and_stop_reason_are_read_whole_and_streamed() {
+    use agents_kt::{ChatRequest, Message, ModelClient, ResponseAssembler};
+    use futures::StreamExt;
+    let server = MockServer::start().await;
+    let stream = events(&[
+        (
+            "message_start",
+            json!({"type": "message_start", "message": {"model": "claude-test-2026", "usage": {"input_tokens": 3}}}),
+        ),
+        (
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        ),
+        (
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "streamed"}}),
+        ),
+        (
+            "message_delta",
+            json!({"type": "message_delta", "delta": {"stop_reason": "max_tokens"}, "usage": {"output_tokens": 1}}),
+        ),
+        ("message_stop", json!({"type": "message_stop"})),
+    ]);
+    mount_in_order(
+        &server,
+        ROUTE,
+        vec![message(json!([{"type": "text", "text": "whole"}])), stream],
+    )
+    .await;
+    let model = client(&server);
+    let request = ChatRequest::new(vec![Message::user("x")]);
+    let whole = model.chat(&request).await.unwrap();
+    assert_eq!(whole.model.as_deref(), Some("claude-test"));
+    assert_eq!(whole.finish_reason.as_deref(), Some("end_turn"));
+    let mut streamed = ResponseAssembler::default();
+    let mut chunks = model.chat_stream(&request);
+    while let Some(chunk) = chunks.next().await {
+        streamed.push(chunk.unwrap());
+    }
+    let streamed = streamed.finish().unwrap();
+    assert_eq!(streamed.content, "streamed");
+    assert_eq!(streamed.model.as_deref(), Some("claude-test-2026"));
+    assert_eq!(streamed.finish_reason.as_deref(), Some("max_tokens"));
+    assert_eq!(model.info().provider, "anthropic");
+    assert_eq!(model.info().model.as_deref(), Some("claude-test"));
+}

@@ -568,3 +568,41 @@ async fn a_kept_alive_connection_the_server_closed_is_resent_at_once_not_failed(
         "each later turn met a closed connection and opened a fresh one"
     );
 }
+
+#[tokio::test]
+async fn the_answering_model_and_finish_reason_are_read_whole_and_streamed() {
+    use agents_kt::{ChatRequest, Message, ModelClient, ResponseAssembler};
+    use futures::StreamExt;
+    let server = MockServer::start().await;
+    let finished = json!({"id": "c", "model": "test-model-2026", "choices": [{"index": 0, "delta": {}, "finish_reason": "length"}]});
+    mount_in_order(
+        &server,
+        ROUTE,
+        vec![
+            text("whole"),
+            sse(&[delta(json!({"content": "streamed"})), finished], true),
+        ],
+    )
+    .await;
+    let model = client(&server);
+    let request = ChatRequest::new(vec![Message::user("x")]);
+    let whole = model.chat(&request).await.unwrap();
+    assert_eq!(whole.model.as_deref(), Some("test-model"));
+    assert_eq!(whole.finish_reason.as_deref(), Some("stop"));
+    let mut streamed = ResponseAssembler::default();
+    let mut chunks = model.chat_stream(&request);
+    while let Some(chunk) = chunks.next().await {
+        streamed.push(chunk.unwrap());
+    }
+    let streamed = streamed.finish().unwrap();
+    assert_eq!(streamed.content, "streamed");
+    assert_eq!(streamed.model.as_deref(), Some("test-model-2026"));
+    assert_eq!(streamed.finish_reason.as_deref(), Some("length"));
+
+    let info = model.info();
+    let address: std::net::SocketAddr = server.address().to_owned();
+    assert_eq!(info.provider, "openai");
+    assert_eq!(info.model.as_deref(), Some("test-model"));
+    assert_eq!(info.server_address.as_deref(), Some("127.0.0.1"));
+    assert_eq!(info.server_port, Some(address.port()));
+}
