@@ -339,66 +339,77 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         arguments: Value,
         input: impl FnOnce(Value) -> Result<IN, String>,
     ) -> Result<SkillCall<OUT>, AgentError> {
+        let call_id = self.inner.core.next_call_id();
+        let span = trace::execute_tool(skill, &call_id, Some(client));
+        self.guarded_skill_call(client, skill, call_id, arguments, input)
+            .instrument(span)
+            .await
+    }
+
+    /// [`Agent::call_skill_for`] inside its `execute_tool` span.
+    #[cfg(feature = "mcp")]
+    async fn guarded_skill_call(
+        &self,
+        client: &str,
+        skill: &str,
+        call_id: String,
+        arguments: Value,
+        input: impl FnOnce(Value) -> Result<IN, String>,
+    ) -> Result<SkillCall<OUT>, AgentError> {
         let core = &self.inner.core;
         let ids = self.mcp_ids(client);
-        let call_id = core.next_call_id();
         let caller = Caller {
             client: Some(client.to_string()),
             ..Caller::default()
         };
-        let span = trace::execute_tool(skill, &call_id, Some(client));
-        async move {
-            let run = Arc::new(Run::new(Arc::clone(core), ids.clone(), caller, None));
-            let ctx = run.intercept_context(Some(skill), Some((skill, &call_id)));
-            let outcome = guard(
-                &core.any_tool_chain,
-                &core.any_tool_gates,
-                arguments.clone(),
-                &ctx,
-                core.budget.interceptor_timeout,
-            )
-            .await;
-            if !outcome.decisions.is_empty() {
-                run.report(Step::Decisions {
-                    point: InterceptionPoint::ToolCall,
-                    target: skill,
-                    decisions: &outcome.decisions,
-                });
-            }
-            let arguments = match outcome.effect {
-                Effect::Deny(reason) => {
-                    let denied = report::ToolOutcome::Denied { reason };
-                    let answer = run.report_tool(&call_id, skill, arguments, denied, true);
-                    return Ok(SkillCall::Answered(answer));
-                }
-                Effect::Substitute(result) => {
-                    let output = crate::tool::runtime::JsonOutput::of_value(result);
-                    let used = report::ToolOutcome::Used {
-                        output,
-                        substituted: true,
-                    };
-                    let answer = run.report_tool(&call_id, skill, arguments, used, true);
-                    return Ok(SkillCall::Answered(answer));
-                }
-                Effect::Proceed | Effect::ProceedWith => outcome.value,
-            };
-            let input = match input(arguments) {
-                Ok(input) => input,
-                Err(reason) => return Ok(SkillCall::InvalidInput(reason)),
-            };
-            let caller = Caller {
-                client: Some(client.to_string()),
-                ..Caller::default()
-            };
-            let mut ids = ids;
-            ids.run_id = format!("{}/skill", ids.run_id);
-            let output = self
-                .run_as(input, caller, Some(skill.to_string()), ids)
-                .await?;
-            Ok(SkillCall::Output(output))
+        let run = Arc::new(Run::new(Arc::clone(core), ids.clone(), caller, None));
+        let ctx = run.intercept_context(Some(skill), Some((skill, &call_id)));
+        let outcome = guard(
+            &core.any_tool_chain,
+            &core.any_tool_gates,
+            arguments.clone(),
+            &ctx,
+            core.budget.interceptor_timeout,
+        )
+        .await;
+        if !outcome.decisions.is_empty() {
+            run.report(Step::Decisions {
+                point: InterceptionPoint::ToolCall,
+                target: skill,
+                decisions: &outcome.decisions,
+            });
         }
-        .instrument(span)
-        .await
+        let arguments = match outcome.effect {
+            Effect::Deny(reason) => {
+                let denied = report::ToolOutcome::Denied { reason };
+                let answer = run.report_tool(&call_id, skill, arguments, denied, true);
+                return Ok(SkillCall::Answered(answer));
+            }
+            Effect::Substitute(result) => {
+                let output = crate::tool::runtime::JsonOutput::of_value(result);
+                let used = report::ToolOutcome::Used {
+                    output,
+                    substituted: true,
+                };
+                let answer = run.report_tool(&call_id, skill, arguments, used, true);
+                return Ok(SkillCall::Answered(answer));
+            }
+            Effect::Proceed | Effect::ProceedWith => outcome.value,
+        };
+        let input = match input(arguments) {
+            Ok(input) => input,
+            Err(reason) => return Ok(SkillCall::InvalidInput(reason)),
+        };
+        let caller = Caller {
+            client: Some(client.to_string()),
+            ..Caller::default()
+        };
+        let mut ids = ids;
+        ids.run_id = format!("{}/skill", ids.run_id);
+        let output = self
+            .run_as(input, caller, Some(skill.to_string()), ids)
+            .await?;
+        Ok(SkillCall::Output(output))
     }
 
     /// The ids of a run an MCP client started: its session is the client's.
@@ -472,10 +483,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
             };
             match &result {
                 Ok(output) => run.report(Step::RunCompleted { output }),
-                Err(error) => {
-                    trace::failed(&tracing::Span::current(), error.class(), &error.to_string());
-                    run.report(Step::RunFailed { error });
-                }
+                Err(error) => run.report(Step::RunFailed { error }),
             }
             run.close_events();
             result

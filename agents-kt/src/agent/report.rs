@@ -283,6 +283,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                 });
             }
             Step::RunFailed { error } => {
+                trace::failed(&tracing::Span::current(), error.class(), &error.to_string());
                 tracing::info!(%error, "run failed");
                 for observer in &observers.error {
                     notify("on_error", || observer(error));
