@@ -104,8 +104,10 @@ impl Telemetry {
     }
 
     /// Telemetry over providers of your own (an in-memory exporter in a test, another exporter,
-    /// another sampler). Nothing global is set; give agents the meter with
-    /// [`AgentBuilder::meter`](crate::AgentBuilder::meter).
+    /// another sampler). Nothing global is set: give agents the meter with
+    /// [`AgentBuilder::meter`](crate::AgentBuilder::meter), and for trace context across MCP set
+    /// a propagator (`opentelemetry::global::set_text_map_propagator(
+    /// opentelemetry_sdk::propagation::TraceContextPropagator::new())`).
     pub fn new(
         tracer_provider: SdkTracerProvider,
         meter_provider: Option<SdkMeterProvider>,
@@ -198,7 +200,7 @@ impl Telemetry {
 impl Drop for Telemetry {
     fn drop(&mut self) {
         if let Err(error) = self.shutdown_providers() {
-            eprintln!("agents-kt: {error}");
+            tracing::warn!(%error, "telemetry was not flushed");
         }
     }
 }
