@@ -176,6 +176,15 @@ async fn a_run_is_one_trace_of_invoke_agent_over_chat_and_execute_tool_spans() {
         text(root, "agents_kt.skill.name").as_deref(),
         Some("default")
     );
+    assert_eq!(
+        text(root, "gen_ai.request.model").as_deref(),
+        Some("scripted")
+    );
+    assert_eq!(
+        text(root, "agents_kt.mcp.client"),
+        None,
+        "no MCP client started it"
+    );
     assert_eq!(root.status, Status::Unset);
 
     let chats = named(&spans, "chat scripted");
@@ -191,6 +200,7 @@ async fn a_run_is_one_trace_of_invoke_agent_over_chat_and_execute_tool_spans() {
             attribute(chat, "agents_kt.executed"),
             Some(OtelValue::Bool(true))
         );
+        assert_eq!(text(chat, "agents_kt.decision").as_deref(), Some("Proceed"));
         assert_eq!(text(chat, "gen_ai.conversation.id"), Some(session.clone()));
     }
     let last = chats[1];
@@ -223,16 +233,33 @@ async fn a_run_is_one_trace_of_invoke_agent_over_chat_and_execute_tool_spans() {
             assert_eq!(text(span, "gen_ai.tool.type").as_deref(), Some("function"));
             assert!(text(span, "gen_ai.tool.call.id").is_some());
             let executed = attribute(span, "agents_kt.executed") == Some(OtelValue::Bool(true));
-            (span.name.to_string(), executed, text(span, "error.type"))
+            let decision = text(span, "agents_kt.decision").unwrap();
+            (
+                format!("{} ({decision})", span.name),
+                executed,
+                text(span, "error.type"),
+            )
         })
         .collect();
     assert_eq!(
         seen,
         [
-            ("execute_tool exchange_rate".into(), false, None),
-            ("execute_tool pay".into(), false, Some("denied".into())),
-            ("execute_tool pay".into(), true, None),
-            ("execute_tool pay".into(), false, Some("denied".into())),
+            (
+                "execute_tool exchange_rate (Substitute)".into(),
+                false,
+                None
+            ),
+            (
+                "execute_tool pay (Deny)".into(),
+                false,
+                Some("denied".into())
+            ),
+            ("execute_tool pay (Proceed)".into(), true, None),
+            (
+                "execute_tool pay (Deny)".into(),
+                false,
+                Some("denied".into())
+            ),
         ],
         "a substituted call and two blocked ones are traced, not executed"
     );
@@ -664,6 +691,11 @@ async fn one_trace_runs_from_a_toolset_call_through_the_mcp_server_it_calls() {
         text(served[0], "mcp.method.name").as_deref(),
         Some("tools/call")
     );
+    assert_eq!(
+        text(served[0], "gen_ai.tool.name").as_deref(),
+        Some("get_weather")
+    );
+    assert!(text(served[0], "jsonrpc.request.id").is_some());
 }
 
 #[tokio::test]
@@ -692,4 +724,53 @@ async fn a_skill_decision_is_an_event_on_the_invoke_agent_span() {
         Some("closed today".into())
     );
     assert_eq!(text(root, "error.type").as_deref(), Some("denied"));
+}
+
+/// A model client that says where it runs, as an HTTP provider does.
+struct Hosted(ScriptedModel);
+
+impl agents_kt::ModelClient for Hosted {
+    fn chat<'a>(
+        &'a self,
+        request: &'a agents_kt::ChatRequest,
+    ) -> futures::future::BoxFuture<'a, Result<agents_kt::ChatResponse, ModelError>> {
+        self.0.chat(request)
+    }
+
+    fn chat_stream<'a>(&'a self, request: &'a agents_kt::ChatRequest) -> agents_kt::ChatStream<'a> {
+        self.0.chat_stream(request)
+    }
+
+    fn info(&self) -> agents_kt::ModelInfo {
+        agents_kt::ModelInfo::new("openai")
+            .model("gpt-test")
+            .server("models.internal", 8443)
+    }
+}
+
+#[tokio::test]
+async fn a_chat_span_names_the_provider_model_and_server_the_client_reports() {
+    exporter();
+    let agent = Agent::<String, String>::builder("hosted")
+        .model(Hosted(ScriptedModel::new([Reply::text("ok")])))
+        .build()
+        .unwrap();
+    agent.run("hi".into()).await.unwrap();
+    let spans = trace_of("hosted");
+    spans.iter().for_each(assert_required);
+    let chat = named(&spans, "chat gpt-test")[0];
+    assert_eq!(
+        text(chat, "gen_ai.provider.name").as_deref(),
+        Some("openai")
+    );
+    assert_eq!(
+        text(chat, "server.address").as_deref(),
+        Some("models.internal")
+    );
+    assert_eq!(attribute(chat, "server.port"), Some(OtelValue::I64(8443)));
+    let root = named(&spans, "invoke_agent hosted")[0];
+    assert_eq!(
+        text(root, "gen_ai.provider.name").as_deref(),
+        Some("openai")
+    );
 }
