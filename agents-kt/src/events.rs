@@ -325,6 +325,13 @@ pub enum PipelineEvent {
         /// Why.
         error: AgentError,
     },
+    /// This `observe()` stream fell behind by more than
+    /// [`OBSERVE_BUFFER`](crate::OBSERVE_BUFFER) events: `missed` events (of any runs) were
+    /// dropped for it before this one. Its [`ids`](PipelineEvent::ids) are empty.
+    Lagged {
+        /// How many events this stream did not receive.
+        missed: u64,
+    },
 }
 
 impl PipelineEvent {
@@ -344,6 +351,10 @@ impl PipelineEvent {
             | PipelineEvent::BudgetThreshold { ids, .. }
             | PipelineEvent::RunCompleted { ids }
             | PipelineEvent::RunFailed { ids, .. } => ids,
+            PipelineEvent::Lagged { .. } => {
+                static NONE: std::sync::OnceLock<RunIds> = std::sync::OnceLock::new();
+                NONE.get_or_init(RunIds::default)
+            }
         }
     }
 }

@@ -74,6 +74,10 @@ mod model;
 mod observers;
 #[cfg(feature = "http")]
 mod providers;
+/// Entry points for `cargo fuzz` (see `fuzz/`): not part of the API.
+#[cfg(all(feature = "fuzzing", feature = "http"))]
+#[doc(hidden)]
+pub use providers::fuzz as __fuzz;
 mod skill;
 #[cfg(feature = "otel")]
 pub mod telemetry;
@@ -107,6 +111,7 @@ pub use message::{ChatChunk, ChatRequest, ChatResponse, Message, Role, ToolCall,
 pub use model::{
     ChatStream, ModelClient, ModelError, ModelInfo, Reply, ResponseAssembler, ScriptedModel,
 };
+pub use observers::OBSERVE_BUFFER;
 #[cfg(feature = "anthropic")]
 pub use providers::Anthropic;
 #[cfg(feature = "openai")]

@@ -5,7 +5,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use futures::channel::mpsc::{UnboundedReceiver, UnboundedSender, unbounded};
+use futures::channel::mpsc::{Receiver, Sender, channel};
 use serde_json::Value;
 
 use crate::chain::panic_message;
@@ -52,20 +52,61 @@ pub(crate) fn notify(kind: &'static str, observer: impl FnOnce()) {
     }
 }
 
+/// How many events an `observe()` stream holds for a reader that has not caught up; beyond
+/// them, events are dropped for that stream alone and it is told how many with
+/// [`PipelineEvent::Lagged`]. A slow observer never slows a run, and never grows memory without
+/// bound (an audit log that must see everything keeps up, or uses the observer callbacks, which
+/// are called in the run).
+pub const OBSERVE_BUFFER: usize = 4096;
+
 /// Fans [`PipelineEvent`]s out to every live `observe()` stream.
 #[derive(Default)]
 pub(crate) struct PipelineHub {
-    subscribers: Mutex<Vec<UnboundedSender<PipelineEvent>>>,
+    subscribers: Mutex<Vec<Subscriber>>,
     /// Whether `subscribers` is non-empty, readable without the lock: most agents are never
     /// observed, and every step of a run asks.
     observed: AtomicBool,
 }
 
+/// One `observe()` stream's end: its bounded queue, and how many events it missed since it
+/// last had room.
+struct Subscriber {
+    sender: Sender<PipelineEvent>,
+    missed: u64,
+}
+
+impl Subscriber {
+    /// Queue `event`, first telling of any missed ones; `false` when the stream is gone.
+    fn offer(&mut self, event: &PipelineEvent) -> bool {
+        if self.missed > 0 {
+            match self.sender.try_send(PipelineEvent::Lagged {
+                missed: self.missed,
+            }) {
+                Ok(()) => self.missed = 0,
+                Err(error) if error.is_full() => {
+                    self.missed += 1;
+                    return true;
+                }
+                Err(_) => return false,
+            }
+        }
+        match self.sender.try_send(event.clone()) {
+            Ok(()) => true,
+            Err(error) if error.is_full() => {
+                self.missed += 1;
+                true
+            }
+            Err(_) => false,
+        }
+    }
+}
+
 impl PipelineHub {
-    pub(crate) fn subscribe(&self) -> UnboundedReceiver<PipelineEvent> {
-        let (sender, receiver) = unbounded();
+    pub(crate) fn subscribe(&self) -> Receiver<PipelineEvent> {
+        // A bounded channel holds its buffer plus one slot per sender.
+        let (sender, receiver) = channel(OBSERVE_BUFFER - 1);
         let mut subscribers = self.lock();
-        subscribers.push(sender);
+        subscribers.push(Subscriber { sender, missed: 0 });
         self.observed.store(true, Ordering::Release);
         receiver
     }
@@ -85,12 +126,12 @@ impl PipelineHub {
             return;
         }
         let event = event();
-        subscribers.retain(|subscriber| subscriber.unbounded_send(event.clone()).is_ok());
+        subscribers.retain_mut(|subscriber| subscriber.offer(&event));
         self.observed
             .store(!subscribers.is_empty(), Ordering::Release);
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<UnboundedSender<PipelineEvent>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Subscriber>> {
         // A Vec of senders stays consistent whatever a panicking holder was doing.
         self.subscribers
             .lock()

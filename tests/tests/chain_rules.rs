@@ -4,91 +4,16 @@
 //! (`Then`, as `#[agent]` and `ToolChain` build), and a compile-time list followed by run-time
 //! links (`Joined`, as an `#[agent]` tool with interceptors added to its builder).
 
-use std::sync::Arc;
-
 use agents_kt::chain::{
-    ChainDecision, ChainOptions, ChainOutcome, Effect, Joined, Link, StaticLink, Then, run_chain,
+    ChainOptions, ChainOutcome, Effect, Joined, Link, StaticLink, Then, run_chain,
 };
-use agents_kt::{
-    Decision, DecisionKind, DecisionStage, Extensions, FnInterceptor, InterceptContext,
-    Intercepted, Interceptor, IntoDecision, RunIds,
-};
+use agents_kt::{Extensions, InterceptContext, Intercepted, Interceptor, IntoDecision, RunIds};
+use agents_kt_tests::chain_model::{self, Step, reference};
 use agents_kt_tests::{Log, quiet_scripted_panics};
 use proptest::prelude::*;
 
-#[derive(Clone, Debug)]
-enum Step {
-    Proceed,
-    ProceedWith(i32),
-    Deny(String),
-    Substitute(i32),
-    Panic(String),
-    Err(String),
-}
-
-impl Step {
-    fn answer(&self) -> Result<Decision<i32, i32>, String> {
-        match self {
-            Step::Proceed => Ok(Decision::Proceed),
-            Step::ProceedWith(x) => Ok(Decision::ProceedWith(*x)),
-            Step::Deny(reason) => Ok(Decision::Deny(reason.clone())),
-            Step::Substitute(x) => Ok(Decision::Substitute(*x)),
-            Step::Panic(message) => panic!("{}", message.clone()),
-            Step::Err(message) => Err(message.clone()),
-        }
-    }
-}
-
-/// The reference: what the rules say the chain must do.
-fn reference(steps: &[Step], input: i32) -> (Vec<i32>, i32, Effect<i32>, Vec<ChainDecision>) {
-    let (mut value, mut effect, mut seen, mut decisions) = (input, Effect::Proceed, vec![], vec![]);
-    for (index, step) in steps.iter().enumerate() {
-        seen.push(value);
-        let (kind, reason) = match step {
-            Step::Proceed => continue,
-            Step::ProceedWith(_) => (DecisionKind::ProceedWith, None),
-            Step::Substitute(_) => (DecisionKind::Substitute, None),
-            Step::Deny(r) | Step::Panic(r) | Step::Err(r) => (DecisionKind::Deny, Some(r.clone())),
-        };
-        let effective = matches!(effect, Effect::Proceed);
-        decisions.push(ChainDecision {
-            index,
-            name: format!("#{index}"),
-            stage: DecisionStage::Interceptor,
-            decision: kind,
-            reason: reason.clone(),
-            effective,
-        });
-        if effective {
-            effect = match step {
-                Step::ProceedWith(x) => {
-                    value = *x;
-                    Effect::ProceedWith
-                }
-                Step::Substitute(x) => Effect::Substitute(*x),
-                _ => Effect::Deny(reason.unwrap_or_default()),
-            };
-        }
-    }
-    (seen, value, effect, decisions)
-}
-
 fn interceptor(step: Step, asynchronous: bool, seen: Log<i32>) -> Link<i32, i32> {
-    Link::new(if asynchronous {
-        Arc::new(FnInterceptor::<_, i32, _>::new(move |value: &i32| {
-            seen.push(*value);
-            let step = step.clone();
-            async move {
-                tokio::task::yield_now().await;
-                step.answer()
-            }
-        }))
-    } else {
-        Arc::new(FnInterceptor::<_, i32, _>::new(move |value: &i32| {
-            seen.push(*value);
-            step.answer()
-        }))
-    })
+    chain_model::interceptor(step, asynchronous, move |value| seen.push(value))
 }
 
 /// The chain over `input`, outside any run.

@@ -288,7 +288,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
 
     /// A stream of every [`PipelineEvent`] of every run that starts after this call.
     pub fn observe(&self) -> EventStream<PipelineEvent> {
-        EventStream::new(self.inner.core.hub.subscribe())
+        EventStream::observed(self.inner.core.hub.subscribe())
     }
 
     /// The names of the agent's skills.

@@ -5,7 +5,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use futures::Stream;
-use futures::channel::mpsc::UnboundedReceiver;
+use futures::channel::mpsc::{Receiver, UnboundedReceiver};
 use tokio::task::JoinHandle;
 
 use crate::chain::panic_message;
@@ -30,13 +30,26 @@ use crate::{AgentError, AgentEvent, RunIds};
 /// ```
 #[must_use = "streams do nothing unless polled"]
 pub struct EventStream<T> {
-    receiver: Option<UnboundedReceiver<T>>,
+    receiver: Option<Source<T>>,
+}
+
+/// Where a stream's events come from: a session's own queue (bounded by its run's budget), or
+/// an `observe()` stream's bounded one.
+enum Source<T> {
+    Session(UnboundedReceiver<T>),
+    Observed(Receiver<T>),
 }
 
 impl<T> EventStream<T> {
     pub(crate) fn new(receiver: UnboundedReceiver<T>) -> Self {
         EventStream {
-            receiver: Some(receiver),
+            receiver: Some(Source::Session(receiver)),
+        }
+    }
+
+    pub(crate) fn observed(receiver: Receiver<T>) -> Self {
+        EventStream {
+            receiver: Some(Source::Observed(receiver)),
         }
     }
 
@@ -50,7 +63,8 @@ impl<T> Stream for EventStream<T> {
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<T>> {
         match &mut self.receiver {
-            Some(receiver) => Pin::new(receiver).poll_next(cx),
+            Some(Source::Session(receiver)) => Pin::new(receiver).poll_next(cx),
+            Some(Source::Observed(receiver)) => Pin::new(receiver).poll_next(cx),
             None => Poll::Ready(None),
         }
     }
@@ -119,6 +133,11 @@ impl<OUT: Send + 'static> AgentSession<OUT> {
 
     /// The session's events, from the start. The stream can be taken once; later calls get an
     /// empty stream. It ends after [`AgentEvent::Completed`] or [`AgentEvent::Failed`].
+    ///
+    /// A reader never slows the run (no back-pressure): events wait for a slow reader, and what
+    /// they hold is bounded by the run itself — a few events per turn and per tool call (the
+    /// budget caps both) and one per streamed piece of the model's text. Events not taken before
+    /// the session is awaited are dropped; dropping the stream stops the queueing.
     pub fn events(&mut self) -> EventStream<AgentEvent<OUT>> {
         match self.events.take() {
             Some(receiver) => EventStream::new(receiver),
@@ -128,6 +147,8 @@ impl<OUT: Send + 'static> AgentSession<OUT> {
 
     /// Wait for the session's output.
     pub async fn output(mut self) -> Result<OUT, AgentError> {
+        // Events nobody took can no longer be read: stop queueing them.
+        self.events = None;
         let Some(task) = self.task.take() else {
             return Err(AgentError::Aborted(
                 "the session's output was already taken".into(),

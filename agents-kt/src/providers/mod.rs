@@ -1,6 +1,8 @@
 //! Real model providers over HTTP: the OpenAI-compatible chat-completions API and Anthropic's
 //! Messages API, sharing one transport (retries, timeouts, SSE decoding).
 
+#[cfg(feature = "fuzzing")]
+pub mod fuzz;
 mod http;
 mod sse;
 

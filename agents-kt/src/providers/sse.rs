@@ -36,7 +36,17 @@ pub(crate) fn chunks<D: Decoder>(
     idle: Duration,
     decoder: D,
 ) -> ChatStream<'static> {
-    let events = response.bytes_stream().eventsource();
+    chunks_of(response.bytes_stream(), idle, decoder)
+}
+
+/// Decode an event stream arriving as `bytes` (a response body, or a fuzzer's pieces).
+pub(crate) fn chunks_of<B, E, D>(bytes: B, idle: Duration, decoder: D) -> ChatStream<'static>
+where
+    B: futures::Stream<Item = Result<bytes::Bytes, E>> + Send + 'static,
+    E: std::error::Error + Send + Sync + 'static,
+    D: Decoder,
+{
+    let events = bytes.eventsource();
     let state = State {
         events: Box::pin(events),
         decoder,
