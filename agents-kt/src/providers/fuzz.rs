@@ -34,6 +34,27 @@ fn request(structured: bool) -> ChatRequest {
     request
 }
 
+// Built once: a provider's HTTP client loads the system's root certificates, which would
+// dominate every input's time.
+#[cfg(feature = "openai")]
+fn openai() -> &'static crate::OpenAiCompatible {
+    static CLIENT: std::sync::OnceLock<crate::OpenAiCompatible> = std::sync::OnceLock::new();
+    CLIENT.get_or_init(|| crate::OpenAiCompatible::new("http://127.0.0.1:9/v1", "fuzz"))
+}
+
+#[cfg(feature = "anthropic")]
+fn anthropic() -> &'static crate::Anthropic {
+    static CLIENT: std::sync::OnceLock<crate::Anthropic> = std::sync::OnceLock::new();
+    CLIENT.get_or_init(|| crate::Anthropic::new("fuzz"))
+}
+
+thread_local! {
+    static RUNTIME: Option<tokio::runtime::Runtime> = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .ok();
+}
+
 /// A streamed answer arriving in `pieces` (split where the fuzzer chose), decoded and assembled
 /// as `ModelClient::chat_stream` and the agent loop do.
 pub fn stream(
@@ -50,29 +71,23 @@ pub fn stream(
     let idle = Duration::from_secs(3600);
     let chunks = match wire {
         #[cfg(feature = "openai")]
-        Wire::OpenAi => {
-            let provider = crate::OpenAiCompatible::new("http://127.0.0.1:9/v1", "fuzz");
-            chunks_of(bytes, idle, provider.decoder(&request))
-        }
+        Wire::OpenAi => chunks_of(bytes, idle, openai().decoder(&request)),
         #[cfg(feature = "anthropic")]
-        Wire::Anthropic => {
-            let provider = crate::Anthropic::new("fuzz");
-            chunks_of(bytes, idle, provider.decoder(&request))
-        }
+        Wire::Anthropic => chunks_of(bytes, idle, anthropic().decoder(&request)),
         #[allow(unreachable_patterns)]
         _ => return Err(ModelError::Other("provider not built".into())),
     };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .map_err(|error| ModelError::Other(error.to_string()))?;
-    runtime.block_on(async move {
+    let assemble = async move {
         let mut answer = ResponseAssembler::default();
         let mut chunks = chunks;
         while let Some(chunk) = chunks.next().await {
             answer.push(chunk?);
         }
         answer.finish()
+    };
+    RUNTIME.with(|runtime| match runtime {
+        Some(runtime) => runtime.block_on(assemble),
+        None => Err(ModelError::Other("no runtime".into())),
     })
 }
 
@@ -83,11 +98,9 @@ pub fn whole(wire: Wire, structured: bool, body: &[u8]) -> Result<ChatResponse, 
     let value = parse_body(&text)?;
     match wire {
         #[cfg(feature = "openai")]
-        Wire::OpenAi => {
-            crate::OpenAiCompatible::new("http://127.0.0.1:9/v1", "fuzz").response(&request, &value)
-        }
+        Wire::OpenAi => openai().response(&request, &value),
         #[cfg(feature = "anthropic")]
-        Wire::Anthropic => crate::Anthropic::new("fuzz").response(&request, &value),
+        Wire::Anthropic => anthropic().response(&request, &value),
         #[allow(unreachable_patterns)]
         _ => Err(ModelError::Other("provider not built".into())),
     }

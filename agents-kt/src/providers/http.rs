@@ -265,10 +265,7 @@ pub(crate) async fn json_body(response: Response) -> Result<serde_json::Value, M
 /// A response body's JSON.
 pub(crate) fn parse_body(text: &str) -> Result<serde_json::Value, ModelError> {
     serde_json::from_str(text).map_err(|error| {
-        ModelError::InvalidResponse(format!(
-            "the body is not JSON ({error}): {}",
-            preview(text)
-        ))
+        ModelError::InvalidResponse(format!("the body is not JSON ({error}): {}", preview(text)))
     })
 }
 
