@@ -17,6 +17,10 @@ if [ ! -x "$cache/cargo-fuzz/bin/cargo-fuzz" ]; then
   cargo install --quiet --locked cargo-fuzz --version "$fuzz_version" --root "$cache/cargo-fuzz"
 fi
 export PATH="$cache/cargo-fuzz/bin:$PATH"
+if ! cargo +nightly --version >/dev/null 2>&1; then
+  echo "[fuzz.sh] cargo fuzz needs the nightly toolchain (rustup toolchain install nightly)" >&2
+  exit 1
+fi
 
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then

@@ -13,6 +13,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+static LIVE_BYTES: AtomicUsize = AtomicUsize::new(0);
 
 /// The system allocator, counting every allocation.
 pub struct CountingAllocator;
@@ -22,6 +23,11 @@ impl CountingAllocator {
     pub fn allocations() -> usize {
         ALLOCATIONS.load(Ordering::SeqCst)
     }
+
+    /// Bytes allocated and not yet freed, now.
+    pub fn live_bytes() -> usize {
+        LIVE_BYTES.load(Ordering::SeqCst)
+    }
 }
 
 // SAFETY: every call is forwarded unchanged to the system allocator; counting has no effect on
@@ -29,10 +35,12 @@ impl CountingAllocator {
 unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        LIVE_BYTES.fetch_add(layout.size(), Ordering::SeqCst);
         // SAFETY: forwarded unchanged to the system allocator.
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE_BYTES.fetch_sub(layout.size(), Ordering::SeqCst);
         // SAFETY: forwarded unchanged to the system allocator.
         unsafe { System.dealloc(ptr, layout) }
     }

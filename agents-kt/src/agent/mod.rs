@@ -472,6 +472,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         );
         async {
             run.report(Step::RunStarted);
+            let mut unfinished = Unfinished(Some(&run));
             let body = AssertUnwindSafe(self.run_skill(input, &run, skill)).catch_unwind();
             let result = match tokio::time::timeout(core.budget.max_duration, body).await {
                 Err(_) => Err(duration_exceeded(core.budget.max_duration)),
@@ -481,6 +482,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
                 }),
                 Ok(Ok(result)) => result,
             };
+            unfinished.0 = None;
             match &result {
                 Ok(output) => run.report(Step::RunCompleted { output }),
                 Err(error) => run.report(Step::RunFailed { error }),
@@ -592,6 +594,24 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
                     .collect::<Vec<_>>()
                     .join(", "),
             })
+    }
+}
+
+/// A run whose future was dropped before it finished — its session dropped, or its caller no
+/// longer waiting: it still ends with one `RunFailed` (`AgentError::Aborted`) for `on_error` and
+/// `observe()`, so no run disappears from the audit.
+struct Unfinished<'a, OUT: Clone + Send + 'static>(Option<&'a Arc<Run<OUT>>>);
+
+impl<OUT: Clone + Send + 'static> Drop for Unfinished<'_, OUT> {
+    fn drop(&mut self) {
+        if let Some(run) = self.0.take() {
+            let error = AgentError::Aborted(
+                "the run was dropped before it finished (its session was dropped, or its caller stopped waiting)"
+                    .to_string(),
+            );
+            run.report(Step::RunFailed { error: &error });
+            run.close_events();
+        }
     }
 }
 
