@@ -21,6 +21,9 @@ use serde_json::{Value, json};
 #[global_allocator]
 static GLOBAL: CountingAllocator = CountingAllocator;
 
+/// The heap count is process-wide: this binary's tests take turns.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// A model that, for each conversation, asks for the weather in the city it was given, then
 /// answers in several streamed pieces — deterministic per session, whatever the interleaving.
 struct Forecaster;
@@ -184,6 +187,7 @@ async fn settle() -> (usize, usize) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_thousand_concurrent_sessions_complete_in_order_and_leave_nothing_behind() {
+    let _turn = ONE_AT_A_TIME.lock().await;
     let agent = forecaster();
     let mut pipeline = agent.observe();
     // Warm-up: lazily built things (tracing callsites, the runtime's pools) are not leaks.
@@ -286,6 +290,7 @@ impl ModelClient for Trickle {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sessions_dropped_mid_tool_and_mid_stream_cancel_cleanly_and_are_reported() {
+    let _turn = ONE_AT_A_TIME.lock().await;
     let stall = Stall {
         started: Arc::default(),
         dropped: Arc::default(),
