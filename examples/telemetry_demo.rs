@@ -4,7 +4,7 @@
 //! allows one payment and denies another.
 
 use agents_kt::prelude::*;
-use agents_kt::{BuildError, ChatChunk, Usage};
+use agents_kt::{AgentBuilder, BuildError, ChatChunk, Usage};
 use serde_json::json;
 
 /// Today's exchange rate of a currency to USD.
@@ -72,9 +72,14 @@ pub fn script() -> ScriptedModel {
     ])
 }
 
-/// The desk: both tools, the cache, the blocked list and the limit gate.
+/// The desk, named `payments-desk`: both tools, the cache, the blocked list and the limit gate.
 pub fn payments_desk(model: ScriptedModel) -> Result<Agent<String, String>, BuildError> {
-    Agent::<String, String>::builder("payments-desk")
+    desk("payments-desk", model).build()
+}
+
+/// The desk's builder under another name (to tell its runs apart, or to add to it).
+pub fn desk(name: &str, model: ScriptedModel) -> AgentBuilder<String, String> {
+    Agent::<String, String>::builder(name)
         .model(model)
         .system_prompt("You pay this week's invoices.")
         .tool(ExchangeRate)
@@ -82,7 +87,6 @@ pub fn payments_desk(model: ScriptedModel) -> Result<Agent<String, String>, Buil
         .before_tool_call(cached_rates)
         .before_tool_call(blocked_payees)
         .gate_tool_call(within_limit)
-        .build()
 }
 
 /// What the desk is asked.

@@ -25,7 +25,9 @@ use tower::{Layer, Service, ServiceBuilder, ServiceExt};
 
 #[path = "support/weather.rs"]
 mod weather;
-use weather::{GetWeather, Weather, WeatherArgs, allowed, check, forecast, interceptors};
+use weather::{
+    GetWeather, TURNS, Weather, WeatherArgs, allowed, check, forecast, interceptors, loop_script,
+};
 
 /// The same check as a tower layer.
 #[derive(Clone)]
@@ -169,22 +171,6 @@ fn dispatch_json(c: &mut Criterion) {
     group.finish();
 }
 
-const TURNS: usize = 50;
-
-fn script() -> ScriptedModel {
-    let mut replies: Vec<Reply> = (0..TURNS - 1)
-        .map(|_| {
-            Reply::tool_calls([
-                ("get_weather", json!({"city": "Oslo", "days": 1})),
-                ("get_weather", json!({"city": "Bergen", "days": 2})),
-            ])
-        })
-        .collect();
-    replies.push(Reply::text("done"));
-    // The record would copy the whole history on every turn: model cost, not the framework's.
-    ScriptedModel::new(replies).without_recording()
-}
-
 fn agent(model: ScriptedModel) -> Agent<String, String> {
     Agent::builder("bench")
         .model(model)
@@ -208,7 +194,7 @@ fn agent_loop(c: &mut Criterion) {
     let mut group = c.benchmark_group("agent_loop_50_turns");
     group.sample_size(20);
     group.bench_function("scripted model alone (baseline: its 50 replies)", |b| {
-        batched(b, &runtime, script, |model| async move {
+        batched(b, &runtime, loop_script, |model| async move {
             let request = ChatRequest::new(vec![Message::user("x")]);
             for _ in 0..TURNS {
                 black_box(model.chat(&request).await.unwrap());
@@ -218,7 +204,7 @@ fn agent_loop(c: &mut Criterion) {
     group.bench_function(
         "scripted model alone, streamed (baseline for the session path)",
         |b| {
-            batched(b, &runtime, script, |model| async move {
+            batched(b, &runtime, loop_script, |model| async move {
                 let request = ChatRequest::new(vec![Message::user("x")]);
                 for _ in 0..TURNS {
                     black_box(model.chat_stream(&request).count().await);
@@ -230,7 +216,7 @@ fn agent_loop(c: &mut Criterion) {
         batched(
             b,
             &runtime,
-            || agent(script()),
+            || agent(loop_script()),
             |agent| async move {
                 black_box(agent.run("weather".into()).await.unwrap());
             },
@@ -240,7 +226,7 @@ fn agent_loop(c: &mut Criterion) {
         batched(
             b,
             &runtime,
-            || (agent(script()), Arc::new(MemoryJournal::new("bench"))),
+            || (agent(loop_script()), Arc::new(MemoryJournal::new("bench"))),
             |(agent, journal)| async move {
                 let output = agent.run_journaled("weather".into(), Extensions::new(), journal);
                 black_box(output.await.unwrap());
@@ -251,7 +237,7 @@ fn agent_loop(c: &mut Criterion) {
         batched(
             b,
             &runtime,
-            || agent(script()),
+            || agent(loop_script()),
             |agent| async move {
                 let mut session = agent.session("weather".into());
                 let events = session.events().count().await;

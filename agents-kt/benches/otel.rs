@@ -25,28 +25,12 @@ use opentelemetry::metrics::MeterProvider;
 use opentelemetry_sdk::error::OTelSdkResult;
 use opentelemetry_sdk::metrics::{InMemoryMetricExporter, PeriodicReader, SdkMeterProvider};
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData, SpanExporter};
-use serde_json::json;
 use tracing_subscriber::layer::SubscriberExt;
-use weather::GetWeather;
-
-const TURNS: usize = 50;
-
-fn script() -> ScriptedModel {
-    let mut replies: Vec<Reply> = (0..TURNS - 1)
-        .map(|_| {
-            Reply::tool_calls([
-                ("get_weather", json!({"city": "Oslo", "days": 1})),
-                ("get_weather", json!({"city": "Bergen", "days": 2})),
-            ])
-        })
-        .collect();
-    replies.push(Reply::text("done"));
-    ScriptedModel::new(replies).without_recording()
-}
+use weather::{GetWeather, TURNS, loop_script};
 
 fn agent(meter: Option<&SdkMeterProvider>) -> Agent<String, String> {
     let builder = Agent::builder("bench")
-        .model(script())
+        .model(loop_script())
         .tool(GetWeather)
         .budget(
             Budget::default()

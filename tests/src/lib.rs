@@ -357,3 +357,18 @@ pub async fn bodies(server: &wiremock::MockServer) -> Vec<Value> {
         .map(|r| serde_json::from_slice(&r.body).expect("a JSON request body"))
         .collect()
 }
+
+/// `model`'s streamed answer to `request`, assembled as the agent loop does (an error in the
+/// stream panics: for tests whose stream must succeed).
+pub async fn streamed(
+    model: &impl agents_kt::ModelClient,
+    request: &agents_kt::ChatRequest,
+) -> agents_kt::ChatResponse {
+    use futures::StreamExt;
+    let mut answer = agents_kt::ResponseAssembler::default();
+    let mut chunks = model.chat_stream(request);
+    while let Some(chunk) = chunks.next().await {
+        answer.push(chunk.expect("the stream delivers"));
+    }
+    answer.finish().expect("the streamed answer is whole")
+}

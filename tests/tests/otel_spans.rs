@@ -14,7 +14,7 @@ use agents_kt::telemetry::Telemetry;
 use agents_kt::{
     Agent, ChatChunk, Decision, McpServer, McpToolset, ModelError, Reply, ScriptedModel, Usage,
 };
-use agents_kt_examples::telemetry_demo::{REQUEST, payments_desk, script};
+use agents_kt_examples::telemetry_demo::{REQUEST, desk, payments_desk, script};
 use futures::StreamExt;
 use opentelemetry::metrics::MeterProvider;
 use opentelemetry::trace::{SpanKind, Status, TraceId};
@@ -272,15 +272,7 @@ async fn a_run_is_one_trace_of_invoke_agent_over_chat_and_execute_tool_spans() {
 #[tokio::test]
 async fn every_decision_and_gate_verdict_is_an_event_on_the_span_it_guards() {
     exporter();
-    let agent = Agent::<String, String>::builder("verdicts")
-        .model(script())
-        .tool(agents_kt_examples::telemetry_demo::ExchangeRate)
-        .tool(agents_kt_examples::telemetry_demo::Pay)
-        .before_tool_call(agents_kt_examples::telemetry_demo::cached_rates)
-        .before_tool_call(agents_kt_examples::telemetry_demo::blocked_payees)
-        .gate_tool_call(agents_kt_examples::telemetry_demo::within_limit)
-        .build()
-        .unwrap();
+    let agent = desk("verdicts", script()).build().unwrap();
     agent.run(REQUEST.to_string()).await.unwrap();
     let spans = trace_of("verdicts");
     let tools: Vec<&SpanData> = spans
@@ -542,14 +534,8 @@ async fn metrics_count_tokens_durations_and_decisions() {
     let provider = SdkMeterProvider::builder()
         .with_reader(PeriodicReader::builder(exported.clone()).build())
         .build();
-    let agent = Agent::<String, String>::builder("metered-desk")
-        .model(script())
+    let agent = desk("metered-desk", script())
         .meter(provider.meter("test"))
-        .tool(agents_kt_examples::telemetry_demo::ExchangeRate)
-        .tool(agents_kt_examples::telemetry_demo::Pay)
-        .before_tool_call(agents_kt_examples::telemetry_demo::cached_rates)
-        .before_tool_call(agents_kt_examples::telemetry_demo::blocked_payees)
-        .gate_tool_call(agents_kt_examples::telemetry_demo::within_limit)
         .build()
         .unwrap();
     agent.run(REQUEST.to_string()).await.unwrap();

@@ -394,8 +394,7 @@ async fn a_list_output_travels_wrapped_and_comes_back_unwrapped() {
 
 #[tokio::test]
 async fn the_answering_model_and_stop_reason_are_read_whole_and_streamed() {
-    use agents_kt::{ChatRequest, Message, ModelClient, ResponseAssembler};
-    use futures::StreamExt;
+    use agents_kt::{ChatRequest, Message, ModelClient};
     let server = MockServer::start().await;
     let stream = events(&[
         (
@@ -427,12 +426,7 @@ async fn the_answering_model_and_stop_reason_are_read_whole_and_streamed() {
     let whole = model.chat(&request).await.unwrap();
     assert_eq!(whole.model.as_deref(), Some("claude-test"));
     assert_eq!(whole.finish_reason.as_deref(), Some("end_turn"));
-    let mut streamed = ResponseAssembler::default();
-    let mut chunks = model.chat_stream(&request);
-    while let Some(chunk) = chunks.next().await {
-        streamed.push(chunk.unwrap());
-    }
-    let streamed = streamed.finish().unwrap();
+    let streamed = agents_kt_tests::streamed(&model, &request).await;
     assert_eq!(streamed.content, "streamed");
     assert_eq!(streamed.model.as_deref(), Some("claude-test-2026"));
     assert_eq!(streamed.finish_reason.as_deref(), Some("max_tokens"));

@@ -571,8 +571,7 @@ async fn a_kept_alive_connection_the_server_closed_is_resent_at_once_not_failed(
 
 #[tokio::test]
 async fn the_answering_model_and_finish_reason_are_read_whole_and_streamed() {
-    use agents_kt::{ChatRequest, Message, ModelClient, ResponseAssembler};
-    use futures::StreamExt;
+    use agents_kt::{ChatRequest, Message, ModelClient};
     let server = MockServer::start().await;
     let finished = json!({"id": "c", "model": "test-model-2026", "choices": [{"index": 0, "delta": {}, "finish_reason": "length"}]});
     mount_in_order(
@@ -589,12 +588,7 @@ async fn the_answering_model_and_finish_reason_are_read_whole_and_streamed() {
     let whole = model.chat(&request).await.unwrap();
     assert_eq!(whole.model.as_deref(), Some("test-model"));
     assert_eq!(whole.finish_reason.as_deref(), Some("stop"));
-    let mut streamed = ResponseAssembler::default();
-    let mut chunks = model.chat_stream(&request);
-    while let Some(chunk) = chunks.next().await {
-        streamed.push(chunk.unwrap());
-    }
-    let streamed = streamed.finish().unwrap();
+    let streamed = agents_kt_tests::streamed(&model, &request).await;
     assert_eq!(streamed.content, "streamed");
     assert_eq!(streamed.model.as_deref(), Some("test-model-2026"));
     assert_eq!(streamed.finish_reason.as_deref(), Some("length"));

@@ -64,3 +64,29 @@ pub fn interceptors(n: usize) -> Vec<ToolInterceptor<GetWeather>> {
         .map(|_| ToolInterceptor::<GetWeather>::new(check))
         .collect()
 }
+
+/// Model turns in the loop benches.
+#[allow(dead_code)] // the loop benches' only
+pub const TURNS: usize = 50;
+
+/// The loop benches' model: `TURNS - 1` answers asking for the weather twice, then a text.
+#[allow(dead_code)] // the loop benches' only
+pub fn loop_script() -> ScriptedModel {
+    let mut replies: Vec<Reply> = (0..TURNS - 1)
+        .map(|_| {
+            Reply::tool_calls([
+                (
+                    "get_weather",
+                    serde_json::json!({"city": "Oslo", "days": 1}),
+                ),
+                (
+                    "get_weather",
+                    serde_json::json!({"city": "Bergen", "days": 2}),
+                ),
+            ])
+        })
+        .collect();
+    replies.push(Reply::text("done"));
+    // The record would copy the whole history on every turn: model cost, not the framework's.
+    ScriptedModel::new(replies).without_recording()
+}
