@@ -57,6 +57,10 @@ pub(crate) fn notify(kind: &'static str, observer: impl FnOnce()) {
 /// [`PipelineEvent::Lagged`]. A slow observer never slows a run, and never grows memory without
 /// bound (an audit log that must see everything keeps up, or uses the observer callbacks, which
 /// are called in the run).
+///
+/// ```
+/// assert_eq!(agents_kt::OBSERVE_BUFFER, 4096);
+/// ```
 pub const OBSERVE_BUFFER: usize = 4096;
 
 /// Fans [`PipelineEvent`]s out to every live `observe()` stream.
