@@ -540,3 +540,48 @@ async fn connections_beyond_the_cap_wait_until_a_slot_is_free() {
     assert_eq!(status, 200);
     server.shutdown().await.unwrap();
 }
+
+/// Oversized headers — one 1 MiB header, or 500 small ones — are refused with 431 before any
+/// handler runs, and the server keeps serving.
+#[tokio::test]
+async fn oversized_headers_are_refused_and_the_server_keeps_serving() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = start().await;
+    let huge = format!("x-padding: {}\r\n", "x".repeat(1024 * 1024));
+    let many: String = (0..500).map(|i| format!("x-header-{i}: {i}\r\n")).collect();
+    for headers in [huge, many] {
+        let mut tcp = tokio::net::TcpStream::connect(server.local_addr())
+            .await
+            .unwrap();
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer good\r\n\
+             content-type: application/json\r\naccept: application/json, text/event-stream\r\n\
+             {headers}content-length: 2\r\n\r\n{{}}"
+        );
+        // The server may stop reading before the whole request is written.
+        let _ = tcp.write_all(request.as_bytes()).await;
+        let mut answer = Vec::new();
+        let read = tokio::time::timeout(
+            std::time::Duration::from_secs(10),
+            tcp.read_to_end(&mut answer),
+        )
+        .await
+        .expect("the server answers or closes within 10 s");
+        let answer = String::from_utf8_lossy(&answer);
+        assert!(read.is_ok(), "{read:?}");
+        assert!(
+            answer.starts_with("HTTP/1.1 431"),
+            "{}",
+            answer.lines().next().unwrap_or_default()
+        );
+        assert!(!answer.contains("jsonrpc"), "no handler ran: {answer}");
+    }
+    assert_eq!(
+        post(&server, Some("Bearer good"), None, initialize().to_string())
+            .await
+            .0,
+        200,
+        "the server keeps serving"
+    );
+    server.shutdown().await.unwrap();
+}
