@@ -62,6 +62,11 @@ impl Tool for RemoteCall {
             rmcp::ServiceError::TransportClosed => ToolError::new(
                 "the MCP server closed the connection before answering (the next call reconnects)",
             ),
+            // The transport's own error, without rmcp's internal type names around it.
+            rmcp::ServiceError::TransportSend(error) => ToolError::new(format!(
+                "the MCP server did not answer the call: {}",
+                error.error
+            )),
             error => ToolError::new(format!("the MCP server did not answer the call: {error}")),
         };
         let service =
