@@ -260,3 +260,40 @@ async fn an_initialize_flood_is_held_at_max_sessions_with_memory_bounded() {
     );
     server.shutdown().await.unwrap();
 }
+
+/// The cap holds under a burst: 64 `initialize`s sent at once to a server with room for 8
+/// open exactly 8 sessions (the limit counts sessions being opened, not only live ones).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_burst_of_simultaneous_initializes_opens_no_more_than_max_sessions() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let (agent, _) = weather_desk(&[]);
+    let server = McpServer::builder(agent)
+        .expose_tool::<GetWeather>()
+        .max_sessions(8)
+        .build()
+        .unwrap()
+        .bind_http(SocketAddr::from(([127, 0, 0, 1], 0)))
+        .await
+        .unwrap();
+    let start = Arc::new(tokio::sync::Barrier::new(64));
+    let burst: Vec<_> = (0..64)
+        .map(|_| {
+            let mut connection = Client::new(&server);
+            let start = Arc::clone(&start);
+            tokio::spawn(async move {
+                start.wait().await;
+                connection.open("burst").await
+            })
+        })
+        .collect();
+    let mut opened = 0;
+    for request in burst {
+        match request.await.unwrap() {
+            200 => opened += 1,
+            503 => {}
+            other => panic!("an initialize answered {other}"),
+        }
+    }
+    assert_eq!(opened, 8);
+    server.shutdown().await.unwrap();
+}

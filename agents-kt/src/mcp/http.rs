@@ -6,6 +6,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use axum::extract::Request;
@@ -98,6 +99,7 @@ where
             in_flight: Arc::new(Mutex::new(HashSet::new())),
             live: manager,
             max_sessions: http.max_sessions,
+            opening: AtomicUsize::new(0),
             max_body_bytes: http.max_body_bytes,
             body_timeout: http.body_timeout,
             audit: {
@@ -212,6 +214,9 @@ struct Admission {
     /// rmcp's sessions: the ones alive (an idle one is closed and leaves it).
     live: Arc<LocalSessionManager>,
     max_sessions: usize,
+    /// Sessions being opened now (admitted, not yet in `live`): counted with the live ones, so
+    /// concurrent `initialize`s cannot all pass the limit before any of them is live.
+    opening: AtomicUsize,
     max_body_bytes: usize,
     /// How long a request body may take to arrive.
     body_timeout: std::time::Duration,
@@ -290,18 +295,23 @@ impl Admission {
             Ok(checked) => checked,
             Err(refusal) => return refusal,
         };
-        if session.is_none()
-            && request.method() == axum::http::Method::POST
-            && let Some(refusal) = self.session_slot().await
-        {
-            let who = principal.as_deref().unwrap_or("(anonymous)");
-            (self.audit)(
-                who,
-                "(new session)",
-                "the server's session limit is reached",
-            );
-            return refusal;
-        }
+        // A request without a session opens one: it holds a slot until it is answered.
+        let _opening = if session.is_none() && request.method() == axum::http::Method::POST {
+            match self.session_slot().await {
+                Ok(slot) => Some(slot),
+                Err(refusal) => {
+                    let who = principal.as_deref().unwrap_or("(anonymous)");
+                    (self.audit)(
+                        who,
+                        "(new session)",
+                        "the server's session limit is reached",
+                    );
+                    return refusal;
+                }
+            }
+        } else {
+            None
+        };
         // One request per id per session at a time; the id is free again when its answer ends.
         let claim = match (&session, id) {
             (Some(session), Some(id)) => match InFlight::claim(&self.in_flight, session, &id) {
@@ -342,20 +352,25 @@ impl Admission {
         response
     }
 
-    /// Room for one more session, or the refusal. Owners of sessions that have ended (closed
-    /// when idle) are forgotten here, so the owner map stays as small as the live sessions.
-    async fn session_slot(&self) -> Option<Response> {
+    /// A slot for one more session — held until the request that opens it is answered, by when
+    /// the session is live — or the refusal. The slot is taken before the live sessions are
+    /// counted, so of concurrent requests at most the limit's worth pass (one being answered may
+    /// briefly count twice: the safe side). Owners of sessions that have ended (closed when
+    /// idle) are forgotten here, so the owner map stays as small as the live sessions.
+    async fn session_slot(&self) -> Result<Opening<'_>, Response> {
+        let slot = Opening::take(&self.opening);
         let live = self.live.sessions.read().await;
         self.lock()
             .retain(|session, _| live.contains_key(session.as_str()));
-        if live.len() < self.max_sessions {
-            return None;
+        if live.len() + slot.others < self.max_sessions {
+            return Ok(slot);
         }
         tracing::warn!(
             sessions = live.len(),
+            opening = slot.others,
             "MCP session limit reached; new session refused"
         );
-        Some(json_rpc_error(
+        Err(json_rpc_error(
             StatusCode::SERVICE_UNAVAILABLE,
             serde_json::Value::Null,
             -32000,
@@ -461,5 +476,26 @@ impl Admission {
             Request::from_parts(parts, axum::body::Body::from(bytes)),
             request_id,
         ))
+    }
+}
+
+/// A session being opened: counted in `opening` until dropped (when its request is answered,
+/// or abandoned).
+struct Opening<'a> {
+    opening: &'a AtomicUsize,
+    /// How many others were being opened when this one took its slot.
+    others: usize,
+}
+
+impl<'a> Opening<'a> {
+    fn take(opening: &'a AtomicUsize) -> Self {
+        let others = opening.fetch_add(1, Ordering::AcqRel);
+        Opening { opening, others }
+    }
+}
+
+impl Drop for Opening<'_> {
+    fn drop(&mut self) {
+        self.opening.fetch_sub(1, Ordering::AcqRel);
     }
 }
