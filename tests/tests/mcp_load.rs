@@ -36,7 +36,7 @@ fn rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
-/// One client's HTTP connection to the server's MCP endpoint, in one session.
+/// One client of the server's MCP endpoint, in one session.
 struct Client {
     http: reqwest::Client,
     url: String,
@@ -45,8 +45,11 @@ struct Client {
 
 impl Client {
     fn new(server: &McpHttpServer) -> Self {
+        // One HTTP client (its pool opens a connection per concurrent request); building one
+        // per session would load the system's root certificates each time.
+        static HTTP: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
         Client {
-            http: reqwest::Client::new(),
+            http: HTTP.get_or_init(reqwest::Client::new).clone(),
             url: format!("http://{}/mcp", server.local_addr()),
             session: None,
         }
@@ -231,8 +234,9 @@ async fn an_initialize_flood_is_held_at_max_sessions_with_memory_bounded() {
          {refused} refused (503); RSS {rss_before} -> {rss_after} KiB",
         opened.len()
     );
-    assert_eq!(opened.len(), max_sessions, "sessions are capped");
-    assert_eq!(refused, flood - max_sessions);
+    assert!(opened.len() <= max_sessions, "sessions are capped");
+    assert!(opened.len() >= max_sessions - 4, "and the room is used");
+    assert_eq!(refused, flood - opened.len());
     assert!(
         rss_after.saturating_sub(rss_before) < 256 * 1024,
         "memory grew {} KiB during the flood",
@@ -261,39 +265,48 @@ async fn an_initialize_flood_is_held_at_max_sessions_with_memory_bounded() {
     server.shutdown().await.unwrap();
 }
 
-/// The cap holds under a burst: 64 `initialize`s sent at once to a server with room for 8
-/// open exactly 8 sessions (the limit counts sessions being opened, not only live ones).
+/// The cap holds at its edge, crossed many times: 40 rounds, each 32 `initialize`s sent at once
+/// to a server with room for 4, never open more than 4 sessions (a slot is held from admission
+/// until the session is live, so concurrent requests cannot all pass the count; without that,
+/// rounds opened 5 and 18).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_burst_of_simultaneous_initializes_opens_no_more_than_max_sessions() {
+async fn bursts_of_simultaneous_initializes_open_no_more_than_max_sessions() {
     let _turn = ONE_AT_A_TIME.lock().await;
-    let (agent, _) = weather_desk(&[]);
-    let server = McpServer::builder(agent)
-        .expose_tool::<GetWeather>()
-        .max_sessions(8)
-        .build()
-        .unwrap()
-        .bind_http(SocketAddr::from(([127, 0, 0, 1], 0)))
-        .await
-        .unwrap();
-    let start = Arc::new(tokio::sync::Barrier::new(64));
-    let burst: Vec<_> = (0..64)
-        .map(|_| {
-            let mut connection = Client::new(&server);
-            let start = Arc::clone(&start);
-            tokio::spawn(async move {
-                start.wait().await;
-                connection.open("burst").await
+    for round in 0..40 {
+        let (agent, _) = weather_desk(&[]);
+        let server = McpServer::builder(agent)
+            .expose_tool::<GetWeather>()
+            .max_sessions(4)
+            .build()
+            .unwrap()
+            .bind_http(SocketAddr::from(([127, 0, 0, 1], 0)))
+            .await
+            .unwrap();
+        let start = Arc::new(tokio::sync::Barrier::new(32));
+        let burst: Vec<_> = (0..32)
+            .map(|_| {
+                let mut connection = Client::new(&server);
+                let start = Arc::clone(&start);
+                tokio::spawn(async move {
+                    start.wait().await;
+                    connection.open("burst").await
+                })
             })
-        })
-        .collect();
-    let mut opened = 0;
-    for request in burst {
-        match request.await.unwrap() {
-            200 => opened += 1,
-            503 => {}
-            other => panic!("an initialize answered {other}"),
+            .collect();
+        let mut opened = 0;
+        for request in burst {
+            match request.await.unwrap() {
+                200 => opened += 1,
+                503 => {}
+                other => panic!("an initialize answered {other}"),
+            }
         }
+        // Never more; at the edge, a session just opened may still count as being opened
+        // (the safe side), so a round may open one fewer.
+        assert!(
+            (3..=4).contains(&opened),
+            "round {round}: {opened} sessions opened"
+        );
+        server.shutdown().await.unwrap();
     }
-    assert_eq!(opened, 8);
-    server.shutdown().await.unwrap();
 }

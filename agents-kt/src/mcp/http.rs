@@ -100,6 +100,7 @@ where
             live: manager,
             max_sessions: http.max_sessions,
             opening: AtomicUsize::new(0),
+            admitting: tokio::sync::Mutex::new(()),
             max_body_bytes: http.max_body_bytes,
             body_timeout: http.body_timeout,
             audit: {
@@ -217,6 +218,8 @@ struct Admission {
     /// Sessions being opened now (admitted, not yet in `live`): counted with the live ones, so
     /// concurrent `initialize`s cannot all pass the limit before any of them is live.
     opening: AtomicUsize,
+    /// Admission of new sessions, one at a time.
+    admitting: tokio::sync::Mutex<()>,
     max_body_bytes: usize,
     /// How long a request body may take to arrive.
     body_timeout: std::time::Duration,
@@ -353,21 +356,23 @@ impl Admission {
     }
 
     /// A slot for one more session — held until the request that opens it is answered, by when
-    /// the session is live — or the refusal. The slot is taken before the live sessions are
-    /// counted, so of concurrent requests at most the limit's worth pass (one being answered may
-    /// briefly count twice: the safe side). Owners of sessions that have ended (closed when
-    /// idle) are forgotten here, so the owner map stays as small as the live sessions.
+    /// the session is live — or the refusal. Decided one request at a time, counting the
+    /// sessions being opened with the live ones, so concurrent requests cannot all pass the
+    /// limit (a session just answered may briefly count twice: the safe side). Owners of
+    /// sessions that have ended (closed when idle) are forgotten here, so the owner map stays
+    /// as small as the live sessions.
     async fn session_slot(&self) -> Result<Opening<'_>, Response> {
-        let slot = Opening::take(&self.opening);
+        let _one_at_a_time = self.admitting.lock().await;
         let live = self.live.sessions.read().await;
         self.lock()
             .retain(|session, _| live.contains_key(session.as_str()));
-        if live.len() + slot.others < self.max_sessions {
-            return Ok(slot);
+        let opening = self.opening.load(Ordering::Acquire);
+        if live.len() + opening < self.max_sessions {
+            return Ok(Opening::take(&self.opening));
         }
         tracing::warn!(
             sessions = live.len(),
-            opening = slot.others,
+            opening,
             "MCP session limit reached; new session refused"
         );
         Err(json_rpc_error(
@@ -483,14 +488,12 @@ impl Admission {
 /// or abandoned).
 struct Opening<'a> {
     opening: &'a AtomicUsize,
-    /// How many others were being opened when this one took its slot.
-    others: usize,
 }
 
 impl<'a> Opening<'a> {
     fn take(opening: &'a AtomicUsize) -> Self {
-        let others = opening.fetch_add(1, Ordering::AcqRel);
-        Opening { opening, others }
+        opening.fetch_add(1, Ordering::AcqRel);
+        Opening { opening }
     }
 }
 
