@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use agents_kt::{
-    Agent, AgentEvent, ChatRequest, ChatResponse, ChatStream, ModelClient, ModelError, Reply,
-    ScriptedModel,
+    Agent, AgentError, AgentEvent, ChatRequest, ChatResponse, ChatStream, ModelClient, ModelError,
+    Reply, ScriptedModel,
 };
 use agents_kt_tests::{GetWeather, GetWeatherArgs, Path, Sleep, drain, drive};
 use futures::StreamExt;
@@ -180,6 +180,16 @@ async fn dropping_a_session_stops_its_run() {
         }
     }
     drop(session);
+    // A reader still holding the stream is told the run was stopped, then the stream ends.
+    assert!(
+        matches!(
+            events.next().await,
+            Some(AgentEvent::Failed {
+                error: AgentError::Aborted(_)
+            })
+        ),
+        "the run is reported as aborted"
+    );
     assert_eq!(
         events.next().await,
         None,
