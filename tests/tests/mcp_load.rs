@@ -103,6 +103,18 @@ impl Client {
     }
 }
 
+/// `agent` exposing `get_weather` over HTTP on a free loopback port, with room for `max_sessions`.
+async fn serve(agent: Agent<String, String>, max_sessions: usize) -> McpHttpServer {
+    McpServer::builder(agent)
+        .expose_tool::<GetWeather>()
+        .max_sessions(max_sessions)
+        .build()
+        .unwrap()
+        .bind_http(SocketAddr::from(([127, 0, 0, 1], 0)))
+        .await
+        .unwrap()
+}
+
 fn weather_desk(seen: &[Arc<AtomicUsize>]) -> (Agent<String, String>, GetWeather) {
     let tool = GetWeather::default();
     let mut builder = Agent::<String, String>::builder("desk")
@@ -123,13 +135,7 @@ async fn ten_thousand_calls_from_64_clients_through_8_interceptors_are_each_answ
     let _turn = ONE_AT_A_TIME.lock().await;
     let seen: Vec<Arc<AtomicUsize>> = (0..INTERCEPTORS).map(|_| Arc::default()).collect();
     let (agent, tool) = weather_desk(&seen);
-    let server = McpServer::builder(agent)
-        .expose_tool::<GetWeather>()
-        .build()
-        .unwrap()
-        .bind_http(SocketAddr::from(([127, 0, 0, 1], 0)))
-        .await
-        .unwrap();
+    let server = serve(agent, 1024).await;
     let rss_before = rss_kib();
     let started = Instant::now();
     let clients: Vec<_> = (0..CLIENTS)
@@ -190,14 +196,7 @@ async fn an_initialize_flood_is_held_at_max_sessions_with_memory_bounded() {
     let _turn = ONE_AT_A_TIME.lock().await;
     let (agent, _) = weather_desk(&[]);
     let max_sessions = 256;
-    let server = McpServer::builder(agent)
-        .expose_tool::<GetWeather>()
-        .max_sessions(max_sessions)
-        .build()
-        .unwrap()
-        .bind_http(SocketAddr::from(([127, 0, 0, 1], 0)))
-        .await
-        .unwrap();
+    let server = serve(agent, max_sessions).await;
     let rss_before = rss_kib();
     let flood = 5_000;
     let attackers = 32;
@@ -274,14 +273,7 @@ async fn bursts_of_simultaneous_initializes_open_no_more_than_max_sessions() {
     let _turn = ONE_AT_A_TIME.lock().await;
     for round in 0..40 {
         let (agent, _) = weather_desk(&[]);
-        let server = McpServer::builder(agent)
-            .expose_tool::<GetWeather>()
-            .max_sessions(4)
-            .build()
-            .unwrap()
-            .bind_http(SocketAddr::from(([127, 0, 0, 1], 0)))
-            .await
-            .unwrap();
+        let server = serve(agent, 4).await;
         let start = Arc::new(tokio::sync::Barrier::new(32));
         let burst: Vec<_> = (0..32)
             .map(|_| {
