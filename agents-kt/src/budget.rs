@@ -44,6 +44,11 @@ pub struct Budget {
     /// is told the parse error; the repair is a turn like any other: it passes the turn's
     /// interceptors and gates and counts toward `max_turns`.
     pub max_output_repairs: u32,
+    /// How deep sub-agents may nest (default 4): a run a caller started is at depth 0, an agent
+    /// it calls as a tool (or hands off to) at 1, and so on. A call that would go deeper ends the
+    /// run with [`AgentError::BudgetExceeded`] (`max_agent_depth`); the strictest limit on the
+    /// way down applies.
+    pub max_agent_depth: u32,
 }
 
 impl Default for Budget {
@@ -58,6 +63,7 @@ impl Default for Budget {
             max_tool_result_bytes: 1024 * 1024,
             max_tokens: None,
             max_output_repairs: 1,
+            max_agent_depth: 4,
         }
     }
 }
@@ -103,6 +109,11 @@ impl Budget {
         self.max_tool_result_bytes = bytes;
         self
     }
+    /// Set [`Budget::max_agent_depth`].
+    pub fn max_agent_depth(mut self, depth: u32) -> Self {
+        self.max_agent_depth = depth;
+        self
+    }
     /// Set [`Budget::max_tool_args_bytes`].
     pub fn max_tool_args_bytes(mut self, bytes: usize) -> Self {
         self.max_tool_args_bytes = bytes;
@@ -132,6 +143,8 @@ pub enum BudgetLimit {
     MaxToolResultBytes,
     /// [`Budget::max_tokens`].
     MaxTokens,
+    /// [`Budget::max_agent_depth`].
+    MaxAgentDepth,
 }
 
 impl std::fmt::Display for BudgetLimit {
@@ -144,6 +157,7 @@ impl std::fmt::Display for BudgetLimit {
             BudgetLimit::MaxToolArgsBytes => "max_tool_args_bytes",
             BudgetLimit::MaxToolResultBytes => "max_tool_result_bytes",
             BudgetLimit::MaxTokens => "max_tokens",
+            BudgetLimit::MaxAgentDepth => "max_agent_depth",
         })
     }
 }

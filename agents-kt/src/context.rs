@@ -103,6 +103,8 @@ pub struct InterceptContext<'a> {
     /// Where approvals asked in this tool call's guard go, when the run has an approval desk or
     /// a journal.
     pub(crate) approvals: Option<&'a Arc<crate::approval::ApprovalScope>>,
+    /// Whose tool call started this run, when it is a sub-agent's.
+    pub(crate) parent: Option<&'a crate::ParentCall>,
 }
 
 impl<'a> InterceptContext<'a> {
@@ -129,6 +131,7 @@ impl<'a> InterceptContext<'a> {
             extensions,
             args: None,
             approvals: None,
+            parent: None,
         }
     }
 
@@ -173,6 +176,19 @@ impl<'a> InterceptContext<'a> {
     /// after-interceptor reads them here); `None` elsewhere.
     pub fn arguments(&self) -> Option<&'a Value> {
         self.args
+    }
+
+    /// Whose tool call started this run, when it is a sub-agent's (a tool that runs an agent, or
+    /// a handoff): the parent agent, its run's ids, the tool call's id and this run's depth.
+    /// `None` for a run a caller started. A sub-agent's run inherits its parent's MCP principal
+    /// ([`client`](Self::client)) and extensions.
+    pub fn parent(&self) -> Option<&'a crate::ParentCall> {
+        self.parent
+    }
+
+    /// How deep this run is: 0 for a run a caller started, 1 for a sub-agent's, …
+    pub fn depth(&self) -> u32 {
+        self.parent.map_or(0, crate::ParentCall::depth)
     }
 
     /// What the caller attached to this run with `run_with` / `session_with`.
@@ -228,6 +244,7 @@ impl fmt::Debug for InterceptContext<'_> {
             .field("tool", &self.tool)
             .field("tool_call_id", &self.tool_call_id)
             .field("client", &self.client)
+            .field("parent", &self.parent)
             .finish_non_exhaustive()
     }
 }

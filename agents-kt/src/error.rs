@@ -108,6 +108,18 @@ pub enum AgentError {
     /// the journal failed.
     #[error(transparent)]
     Journal(#[from] crate::JournalError),
+    /// The conversation the run continues could not be read or written (another writer moved
+    /// it on, a stored message is unreadable, the store failed).
+    #[error(transparent)]
+    Memory(crate::StoreError),
+    /// The model chose no skill the agent has, even when asked once more.
+    #[error("the model chose no skill of this agent: {reason} (skills: {available})")]
+    SkillChoice {
+        /// What the model answered, and why it does not fit.
+        reason: String,
+        /// The skills it could choose.
+        available: String,
+    },
 }
 
 impl AgentError {
@@ -127,6 +139,8 @@ impl AgentError {
             AgentError::Panicked { .. } => "panicked",
             AgentError::Aborted(_) => "aborted",
             AgentError::Journal(_) => "journal",
+            AgentError::Memory(_) => "memory",
+            AgentError::SkillChoice { .. } => "skill_choice",
         }
     }
 }

@@ -174,6 +174,19 @@ pub enum AgentEvent<OUT> {
         /// Whether the call was rejected, denied or failed.
         is_error: bool,
     },
+    /// Something happened in a sub-agent this run started (a tool that runs an agent, or a
+    /// handoff): the sub-agent's own event, its output as JSON, tagged with which run it came
+    /// from. A sub-agent's sub-agent's events arrive nested twice.
+    SubAgent {
+        /// The sub-agent's name.
+        agent: String,
+        /// The sub-agent's run.
+        ids: RunIds,
+        /// The id of this run's tool call that started it.
+        call_id: String,
+        /// What happened there.
+        event: Box<AgentEvent<Value>>,
+    },
     /// The run finished with this output.
     Completed {
         /// The output.
@@ -184,6 +197,69 @@ pub enum AgentEvent<OUT> {
         /// Why.
         error: AgentError,
     },
+}
+
+impl<OUT: serde::Serialize> AgentEvent<OUT> {
+    /// The event with its output as JSON: how a sub-agent's events reach a parent of another
+    /// output type. An output that does not serialize becomes its error text.
+    pub(crate) fn into_json(self) -> AgentEvent<Value> {
+        use AgentEvent as E;
+        match self {
+            E::SkillStarted { skill } => E::SkillStarted { skill },
+            E::SkillCompleted { skill } => E::SkillCompleted { skill },
+            E::TurnStarted { turn } => E::TurnStarted { turn },
+            E::Token { text } => E::Token { text },
+            E::TurnCompleted {
+                turn,
+                content,
+                tool_calls,
+            } => E::TurnCompleted {
+                turn,
+                content,
+                tool_calls,
+            },
+            E::ToolCallStarted {
+                call_id,
+                tool,
+                args,
+            } => E::ToolCallStarted {
+                call_id,
+                tool,
+                args,
+            },
+            E::ToolCallProgress { call_id, progress } => E::ToolCallProgress { call_id, progress },
+            E::ToolCallFinished {
+                call_id,
+                tool,
+                args,
+                result,
+                is_error,
+            } => E::ToolCallFinished {
+                call_id,
+                tool,
+                args,
+                result,
+                is_error,
+            },
+            E::SubAgent {
+                agent,
+                ids,
+                call_id,
+                event,
+            } => E::SubAgent {
+                agent,
+                ids,
+                call_id,
+                event,
+            },
+            E::Completed { output } => E::Completed {
+                output: serde_json::to_value(&output).unwrap_or_else(|error| {
+                    Value::String(format!("<output not serializable: {error}>"))
+                }),
+            },
+            E::Failed { error } => E::Failed { error },
+        }
+    }
 }
 
 /// What an agent reports to [`crate::Agent::observe`] streams: every run's milestones, decisions

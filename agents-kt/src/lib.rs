@@ -69,6 +69,7 @@ mod macros;
 mod mcp;
 #[cfg(feature = "mcp-client")]
 mod mcp_client;
+mod memory;
 mod message;
 mod model;
 mod observers;
@@ -83,7 +84,11 @@ mod skill;
 pub mod telemetry;
 mod tool;
 
-pub use agent::{Agent, AgentBuilder, AgentInput, AgentOutput, AgentSession, EventStream};
+#[doc(hidden)]
+pub use agent::AgentArgs;
+pub use agent::{
+    Agent, AgentBuilder, AgentInput, AgentOutput, AgentSession, AgentTool, EventStream, ParentCall,
+};
 pub use approval::{
     Approval, ApprovalAnswer, ApprovalDesk, ApprovalInbox, ApprovalRequest, Approver,
     PendingApproval, StaleApproval, approval_fingerprint,
@@ -107,6 +112,9 @@ pub use mcp::{McpClient, McpHttpServer, McpServeError, McpServer, McpServerBuild
 pub use mcp_client::{
     McpClientError, McpHttp, McpStdio, McpToolset, RemoteBinding, RemoteToolBinding,
 };
+#[cfg(feature = "sqlite")]
+pub use memory::SqliteStore;
+pub use memory::{Conversation, ConversationStore, InMemoryStore, StoreError};
 pub use message::{ChatChunk, ChatRequest, ChatResponse, Message, Role, ToolCall, ToolSpec, Usage};
 pub use model::{
     ChatStream, ModelClient, ModelError, ModelInfo, Reply, ResponseAssembler, ScriptedModel,

@@ -235,6 +235,7 @@ pub struct ContextSnapshot {
     extensions: crate::Extensions,
     args: Option<serde_json::Value>,
     approvals: Option<std::sync::Arc<crate::approval::ApprovalScope>>,
+    parent: Option<crate::ParentCall>,
 }
 
 impl ContextSnapshot {
@@ -251,6 +252,7 @@ impl ContextSnapshot {
             extensions: ctx.extensions.clone(),
             args: ctx.args.cloned(),
             approvals: ctx.approvals.cloned(),
+            parent: ctx.parent.cloned(),
         }
     }
 
@@ -267,6 +269,7 @@ impl ContextSnapshot {
             extensions: &self.extensions,
             args: self.args.as_ref(),
             approvals: self.approvals.as_ref(),
+            parent: self.parent.as_ref(),
         }
     }
 }

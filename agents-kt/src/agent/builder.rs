@@ -104,6 +104,9 @@ pub struct AgentBuilder<IN, OUT> {
     observers: Observers,
     errors: Vec<BuildError>,
     approval_desk: Option<crate::ApprovalDesk>,
+    /// The tools that hand the conversation over (`transfer_to_<name>`).
+    handoffs: Vec<&'static str>,
+    model_chooses: bool,
     capture_content: Option<bool>,
     #[cfg(feature = "otel")]
     meter: Option<opentelemetry::metrics::Meter>,
@@ -140,6 +143,8 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             turn_gates: Vec::new(),
             last: None,
             approval_desk: None,
+            handoffs: Vec::new(),
+            model_chooses: false,
             capture_content: None,
             #[cfg(feature = "otel")]
             meter: None,
@@ -216,6 +221,72 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
         self
     }
 
+    /// Register another agent as a tool ([`Agent::as_tool`]). A call passes this agent's tool
+    /// chain and gates like any tool call (the dynamic ones: `on_before_tool_call`,
+    /// `on_gate_tool_call`, `on_after_tool_call`; for typed ones declare the tool with
+    /// [`agent_tool!`](crate::agent_tool)); then the sub-agent runs with its own chains, as a run
+    /// linked to this one — see [`InterceptContext::parent`](crate::InterceptContext::parent).
+    /// It inherits the MCP principal and the extensions; its turns, tool calls and tokens count
+    /// against this run's [`Budget`] too, and a budget it exhausts (or a depth past
+    /// [`Budget::max_agent_depth`]) ends this run; any other failure, a panic included, is the
+    /// call's failure, told to the model as `ERROR: Tool '<name>' failed: agent '<child>'
+    /// failed: …`. The call is bounded by the sub-agent's `max_duration`, not
+    /// `per_tool_timeout`.
+    pub fn sub_agent<I2, O2>(mut self, tool: super::AgentTool<I2, O2>) -> Self
+    where
+        I2: AgentInput + serde::de::DeserializeOwned + schemars::JsonSchema + Clone + Sync,
+        O2: AgentOutput + serde::Serialize + Sync,
+    {
+        // Registered once per agent build; the name lives as long as the tool may be called.
+        let name: &'static str = Box::leak(tool.name().to_string().into_boxed_str());
+        let source = format!("the sub-agent `{}`", tool.name());
+        self.tools.push((
+            name,
+            source,
+            runtime_tool(name, super::sub_agent::Delegate { tool }),
+        ));
+        self
+    }
+
+    /// Let the model hand the conversation over to `agent`: a tool `transfer_to_<name>` whose
+    /// arguments are `agent`'s input. The transfer is a tool call — this agent's before-tool
+    /// interceptors and gates judge it (a gate can forbid a handoff) — and then `agent` runs, with
+    /// its own skill and turn chains, on the conversation so far (system messages left out) and
+    /// the input, as a sub-agent of this run (see [`AgentBuilder::sub_agent`]). Its output is
+    /// this run's output, as it passed this agent's after-tool chain: that is why its `OUT` must
+    /// be this agent's `OUT` (a compile error otherwise). A substitute for the transfer stands in
+    /// for that output. A denied or failed transfer is told to the model like any tool call,
+    /// and the conversation goes on here; so does one whose result an after-tool interceptor
+    /// withheld.
+    ///
+    /// ```
+    /// use agents_kt::{Agent, Reply, ScriptedModel};
+    /// use serde_json::json;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let refunds = Agent::<String, String>::builder("refunds")
+    ///     .model(ScriptedModel::new([Reply::text("Refunded order 42.")]))
+    ///     .build()?;
+    /// let triage = Agent::<String, String>::builder("triage")
+    ///     .model(ScriptedModel::new([Reply::tool_call("transfer_to_refunds", json!({"input": "refund order 42"}))]))
+    ///     .handoff(refunds)
+    ///     .build()?;
+    /// assert_eq!(triage.run("I want my money back for order 42".into()).await?, "Refunded order 42.");
+    /// # Ok(()) }
+    /// ```
+    pub fn handoff<I2>(mut self, agent: Agent<I2, OUT>) -> Self
+    where
+        I2: AgentInput + serde::de::DeserializeOwned + schemars::JsonSchema + Clone + Sync,
+        OUT: serde::Serialize + Sync,
+    {
+        let tool = super::handoff::Transfer::to(agent);
+        let name = tool.name();
+        self.handoffs.push(name);
+        let source = format!("the handoff to agent `{}`", tool.agent_name());
+        self.tools.push((name, source, runtime_tool(name, tool)));
+        self
+    }
+
     /// Register every tool of an MCP server ([`McpToolset`](crate::McpToolset)), under the
     /// server's names (or `<prefix>_<name>`), with the server's descriptions and input schemas.
     /// Each call passes the same pipeline as a Rust tool's: allow-list, budget, dynamic
@@ -283,6 +354,37 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
         select: impl Fn(&IN) -> String + Send + Sync + 'static,
     ) -> Self {
         self.selector = Some(Arc::new(select));
+        self
+    }
+
+    /// Let the model choose the skill for each input, from the skills' names and
+    /// [descriptions](Skill::description): one short call asking for `{"skill": "<name>"}`
+    /// (the names as a JSON Schema enum, as the response format). That call is a model turn: the
+    /// turn's interceptors and gates judge it, it counts toward `max_turns`, and a turn
+    /// `Substitute` is the run's output. A name that fits no skill is sent back once with the
+    /// list; a second miss ends the run with [`AgentError::SkillChoice`]. The chosen name is
+    /// what the skill chain sees — it may reroute or deny it — on `run` and `session` alike.
+    /// A [`skill_selector`](Self::skill_selector) set as well wins.
+    ///
+    /// ```
+    /// use agents_kt::{Agent, Reply, ScriptedModel, Skill};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let model = ScriptedModel::new([
+    ///     Reply::text(r#"{"skill": "refunds"}"#),
+    ///     Reply::text("Refund started."),
+    /// ]);
+    /// let agent = Agent::<String, String>::builder("desk")
+    ///     .model(model)
+    ///     .skill(Skill::agentic("orders").description("Answers questions about orders."))
+    ///     .skill(Skill::agentic("refunds").description("Starts refunds."))
+    ///     .model_chooses_skill()
+    ///     .build()?;
+    /// assert_eq!(agent.run("Refund order 42".into()).await?, "Refund started.");
+    /// # Ok(()) }
+    /// ```
+    pub fn model_chooses_skill(mut self) -> Self {
+        self.model_chooses = true;
         self
     }
 
@@ -629,7 +731,12 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             skills.push(Skill::agentic("default").tool_names(every_tool));
         }
         check_skills(&skills, &tools_by_name, self.model.is_some(), &mut errors);
-        if skills.len() > 1 && self.selector.is_none() {
+        if self.model_chooses && self.model.is_none() {
+            errors.push(BuildError::NoModel {
+                skill: "<the model's choice of skill>".to_string(),
+            });
+        }
+        if skills.len() > 1 && self.selector.is_none() && !self.model_chooses {
             errors.push(BuildError::NoSelector {
                 skills: skills
                     .iter()
@@ -672,12 +779,14 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             runs: AtomicU64::new(0),
             calls: AtomicU64::new(0),
             approval_desk: self.approval_desk,
+            handoffs: self.handoffs,
         };
         Ok(Agent {
             inner: Arc::new(AgentInner {
                 core: Arc::new(core),
                 skills,
                 selector: self.selector,
+                model_chooses: self.model_chooses,
                 skill_chain: self.skill_chain,
                 skill_gates: self.skill_gates,
             }),
@@ -735,6 +844,18 @@ pub(crate) fn register_bound<B: crate::RemoteToolBinding>(
 ) -> Result<Arc<dyn ErasedTool>, BuildError> {
     let chains = chains_for::<B>(entries, name)?;
     Ok(Arc::new(ToolRuntime::named(name, B::bind(remote), spec, chains)) as Arc<dyn ErasedTool>)
+}
+
+/// A tool registered under a name known only at run time (a sub-agent, a handoff): its
+/// description and arguments' schema from `T`, its chains the dynamic links.
+fn runtime_tool<T: Tool>(name: &'static str, tool: T) -> PendingTool {
+    Box::new(move |entries: &[ToolEntry]| {
+        let parameters = serde_json::to_value(schemars::schema_for!(T::Args))
+            .unwrap_or_else(|_| Value::Object(Default::default()));
+        let spec = spec(name, tool.description().into_owned(), parameters, None)?;
+        let chains = chains_for::<T>(entries, name)?;
+        Ok(Arc::new(ToolRuntime::named(name, tool, spec, chains)) as Arc<dyn ErasedTool>)
+    })
 }
 
 fn chains_for<T: Tool>(

@@ -233,6 +233,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             Arc::clone(&self.shared_ids().run_id),
             events,
         )
+        .with_parent(Arc::clone(self) as Arc<dyn super::ParentRun>)
     }
 
     /// Refuse a call before any interceptor sees it, telling the caller why.
@@ -315,6 +316,10 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             }
         };
         let answer = self.report_tool(call_id, tool, args, outcome, structured);
+        // A sub-agent that exhausted the one budget ends this run too.
+        if let Some(error) = self.ended() {
+            return Err(error.clone());
+        }
         match ends_run {
             Some(error) => Err(error),
             None => Ok(answer),

@@ -1,17 +1,27 @@
 //! The agent: skills over a model and tools, every step guarded by interceptor chains.
 
 mod builder;
+mod choose_skill;
+mod conversation;
 pub(crate) mod dispatch;
+mod handoff;
+pub(crate) mod lineage;
 mod output;
 pub(crate) mod report;
 pub(crate) mod run;
 mod session;
+mod sub_agent;
 pub(crate) mod trace;
 
 pub use builder::AgentBuilder;
 #[cfg(feature = "mcp-client")]
 pub(crate) use builder::{ToolEntry, register_bound};
+pub use lineage::ParentCall;
+pub(crate) use lineage::ParentRun;
 pub use session::{AgentSession, EventStream};
+#[doc(hidden)]
+pub use sub_agent::AgentArgs;
+pub use sub_agent::AgentTool;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -90,6 +100,8 @@ pub(crate) struct Core<OUT> {
     calls: AtomicU64,
     /// Where approvals go in runs without a journal.
     approval_desk: Option<crate::ApprovalDesk>,
+    /// The tools that hand the conversation over to another agent.
+    handoffs: Vec<&'static str>,
 }
 
 impl<OUT> Core<OUT> {
@@ -127,6 +139,8 @@ struct AgentInner<IN, OUT> {
     core: Arc<Core<OUT>>,
     skills: Vec<Skill<IN, OUT>>,
     selector: Option<Selector<IN>>,
+    /// Whether the model chooses the skill (when no selector does).
+    model_chooses: bool,
     skill_chain: Vec<Link<String, OUT>>,
     skill_gates: Vec<Link<String, OUT>>,
 }
@@ -269,12 +283,16 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
 
     /// [`Agent::session`], with `extensions` for this run's interceptors and gates to read.
     pub fn session_with(&self, input: IN, extensions: Extensions) -> AgentSession<OUT> {
-        let ids = self.next_ids("session");
-        let (sender, receiver) = futures::channel::mpsc::unbounded();
         let caller = Caller {
             extensions,
             ..Caller::default()
         };
+        self.start_session(input, self.next_ids("session"), caller)
+    }
+
+    /// A session's run for `caller`, on its own task.
+    fn start_session(&self, input: IN, ids: RunIds, caller: Caller) -> AgentSession<OUT> {
+        let (sender, receiver) = futures::channel::mpsc::unbounded();
         let run = Arc::new(Run::new(
             Arc::clone(&self.inner.core),
             ids.clone(),
@@ -427,7 +445,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
     }
 
     /// The name a registered tool is held under, for as long as the agent lives.
-    #[cfg(all(feature = "mcp", feature = "mcp-client"))]
+    #[cfg(feature = "mcp")]
     pub(crate) fn registered_tool_name(&self, name: &str) -> Option<&'static str> {
         self.inner.core.tool(name).map(|tool| tool.name())
     }
@@ -511,6 +529,12 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
                         message: panic_message(payload.as_ref()),
                     }
                 })?
+            }
+            (None, None) if inner.model_chooses => {
+                match self.model_choice(&input_text(&input), run).await? {
+                    choose_skill::Chosen::Skill(name) => name,
+                    choose_skill::Chosen::Output(output) => return Ok(output),
+                }
             }
             (None, None) => inner.skills[0].name.clone(),
         };

@@ -63,6 +63,11 @@ pub(crate) enum Step<'a, OUT> {
         call_id: &'a str,
         progress: Value,
     },
+    /// An event of a sub-agent this run started, for the session's stream.
+    SubAgent {
+        child: &'a super::lineage::ChildOf,
+        event: AgentEvent<Value>,
+    },
     RunCompleted {
         output: &'a OUT,
     },
@@ -276,6 +281,12 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                     progress,
                 })
             }
+            Step::SubAgent { child, event } => self.emit(|| AgentEvent::SubAgent {
+                agent: child.agent.clone(),
+                ids: child.ids.clone(),
+                call_id: child.call_id.clone(),
+                event: Box::new(event),
+            }),
             Step::RunCompleted { output } => {
                 self.publish(|ids| PipelineEvent::RunCompleted { ids });
                 self.emit(|| AgentEvent::Completed {

@@ -11,6 +11,7 @@ use futures::{FutureExt, StreamExt};
 use tracing::Instrument;
 
 use super::Core;
+use super::lineage::{ChildOf, Lineage, ParentRun};
 use super::report::Step;
 use crate::approval::{Channel, RunApprovals};
 use crate::budget::BudgetTracker;
@@ -51,6 +52,17 @@ pub(crate) struct Run<OUT> {
     tool_calls: AtomicU32,
     /// A code skill's tool calls so far, for their ids in a journaled run.
     code_calls: AtomicU32,
+    /// The run whose tool call started this one, when this is a sub-agent's run.
+    lineage: Option<Lineage>,
+    /// An error a sub-agent ended this run with (a budget it exhausted is this run's too).
+    ended: OnceLock<AgentError>,
+    /// The conversation before this run's input (a handoff's, a remembered one).
+    history: Vec<Message>,
+    /// The conversation so far, kept only for an agent that can hand off (the receiving agent
+    /// continues it).
+    transcript: Mutex<Vec<Message>>,
+    /// Where the conversation is remembered, when the run continues one.
+    memory: Option<crate::memory::Remembered>,
 }
 
 /// A run's session and run ids, shared rather than copied into each tool call's context.
@@ -68,6 +80,12 @@ pub(crate) struct Caller {
     pub client: Option<String>,
     pub progress: Option<Arc<dyn ToolEvents>>,
     pub journal: Option<Arc<dyn Journal>>,
+    /// The run whose tool call started this one (a sub-agent's run).
+    pub lineage: Option<Lineage>,
+    /// The conversation before the input.
+    pub history: Vec<Message>,
+    /// Where the conversation is remembered.
+    pub memory: Option<crate::memory::Remembered>,
 }
 
 /// What one model turn produced.
@@ -112,7 +130,75 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             approvals,
             tool_calls: AtomicU32::new(0),
             code_calls: AtomicU32::new(0),
+            lineage: caller.lineage,
+            ended: OnceLock::new(),
+            history: caller.history,
+            transcript: Mutex::new(Vec::new()),
+            memory: caller.memory,
         }
+    }
+
+    /// How deep this run is: 0 for a run a caller started, 1 for its sub-agents, …
+    pub(crate) fn depth(&self) -> u32 {
+        self.lineage
+            .as_ref()
+            .map_or(0, |lineage| lineage.call.depth())
+    }
+
+    /// The error a sub-agent ended this run with, if one did; the call that started it returns
+    /// it.
+    pub(crate) fn ended(&self) -> Option<&AgentError> {
+        self.ended.get()
+    }
+
+    /// Keep the conversation so far, for a handoff's receiving agent.
+    pub(crate) fn keep_transcript(&self, messages: &[Message]) {
+        let conversation = messages
+            .iter()
+            .filter(|message| message.role != crate::Role::System)
+            .cloned()
+            .collect();
+        *self.transcript.lock().unwrap_or_else(|p| p.into_inner()) = conversation;
+    }
+
+    /// The output of the first transfer among `assistant`'s calls whose answer came back
+    /// unrefused: the receiving agent's output (or a substitute standing in for it) as it passed
+    /// this run's after-tool chain, read like a final answer. `None`: every transfer was denied,
+    /// failed or withheld,
+    /// and the conversation goes on here.
+    fn handed_off(
+        &self,
+        assistant: &Message,
+        answers: &[Message],
+    ) -> Option<Result<OUT, AgentError>>
+    where
+        OUT: serde::de::DeserializeOwned,
+    {
+        let (_, answer) = assistant
+            .tool_calls
+            .iter()
+            .zip(answers)
+            .find(|(call, answer)| {
+                self.core.handoffs.contains(&call.name.as_str()) && !answer.is_error
+            })?;
+        Some(self.core.output.parse(answer.content.clone()))
+    }
+
+    /// Store a turn's messages (built only when the run remembers), with whatever the run
+    /// recorded before them.
+    async fn remember(&self, turn: impl FnOnce() -> Vec<Message>) -> Result<(), AgentError> {
+        match self.memory() {
+            Some(memory) => {
+                memory.record(turn());
+                memory.flush().await
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// Where the conversation is remembered, when the run continues one.
+    pub(crate) fn memory(&self) -> Option<&crate::memory::Remembered> {
+        self.memory.as_ref()
     }
 
     /// The id of a code skill's tool call: unique in the agent, and in a journaled run the same
@@ -182,6 +268,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             extensions: &self.extensions,
             args: None,
             approvals: None,
+            parent: self.lineage.as_ref().map(|lineage| &lineage.call),
         }
     }
 
@@ -217,10 +304,12 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Spend budget through `step`, then fire any threshold observers newly crossed.
+    /// Spend budget through `step`, then fire any threshold observers newly crossed. A
+    /// sub-agent's run spends from its parent's budget too (and so from every ancestor's): one
+    /// budget for the whole tree.
     pub(crate) fn spend<T>(
         &self,
-        step: impl FnOnce(&mut BudgetTracker) -> Result<T, AgentError>,
+        step: impl Fn(&mut BudgetTracker) -> Result<T, AgentError>,
     ) -> Result<T, AgentError> {
         let (result, crossed) = {
             let mut budget = self.budget();
@@ -231,7 +320,13 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         for (index, usage) in crossed {
             self.report(Step::BudgetThreshold { index, usage });
         }
-        result
+        let result = result?;
+        if let Some(lineage) = &self.lineage {
+            lineage
+                .parent
+                .spend_shared(&|budget| step(budget).map(drop))?;
+        }
+        Ok(result)
     }
 
     // The limits never change during a run: read them without the tracker's lock.
@@ -262,8 +357,10 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
     /// One model turn: budget, the turn's guard (chain, then gates), then the model (`chat` or
     /// `chat_stream`). A `ProceedWith` replaces `request.messages` for this and every later turn.
     pub(crate) async fn turn(&self, request: &mut ChatRequest) -> Result<Turn<OUT>, AgentError> {
-        let turn = self.spend(BudgetTracker::begin_turn)?;
-        self.turn.store(turn, Ordering::Relaxed);
+        self.spend(BudgetTracker::begin_turn)?;
+        // The run's own turns: a sub-agent's turns count against this run's budget, but are not
+        // this run's turns.
+        let turn = self.turn.fetch_add(1, Ordering::Relaxed) + 1;
         let span = super::trace::chat(self.core.model_info.as_ref(), &self.ids, turn);
         async {
             let target = || format!("turn {turn}");
@@ -457,7 +554,18 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         if let Some(instructions) = instructions {
             messages.push(Message::system(instructions));
         }
-        messages.push(Message::user(input));
+        match self.memory() {
+            Some(memory) => {
+                messages.extend(memory.load().await?);
+                let user = Message::user(input);
+                memory.record([user.clone()]);
+                messages.push(user);
+            }
+            None => {
+                messages.extend(self.history.iter().cloned());
+                messages.push(Message::user(input));
+            }
+        }
         let mut request = ChatRequest {
             messages,
             tools: allowed
@@ -474,6 +582,8 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                 Turn::Answered(response) => response,
             };
             if response.tool_calls.is_empty() {
+                self.remember(|| vec![Message::assistant(response.content.clone(), Vec::new())])
+                    .await?;
                 let (raw, reason) = match self.core.output.parse(response.content) {
                     Ok(output) => return Ok(output),
                     Err(AgentError::Output { raw, reason, .. })
@@ -488,14 +598,35 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                 tracing::warn!(repair = repairs, %reason, "the final answer does not fit the output type; asking the model to repair it");
                 let repair = self.core.output.repair_request(&reason);
                 request.messages.push(Message::assistant(raw, Vec::new()));
-                request.messages.push(Message::user(repair));
+                let repair = Message::user(repair);
+                if let Some(memory) = self.memory() {
+                    memory.record([repair.clone()]);
+                }
+                request.messages.push(repair);
                 continue;
             }
             // The calls move into the history once; the answers follow them in call order.
             let assistant = Message::assistant(response.content, response.tool_calls);
+            let hands_off = assistant
+                .tool_calls
+                .iter()
+                .any(|call| self.core.handoffs.contains(&call.name.as_str()));
+            if hands_off {
+                // The receiving agent continues this conversation.
+                self.keep_transcript(&request.messages);
+            }
             let answers = self
                 .dispatch_all(skill, allowed, &assistant.tool_calls)
                 .await?;
+            self.remember(|| {
+                let mut turn = vec![assistant.clone()];
+                turn.extend(answers.iter().cloned());
+                turn
+            })
+            .await?;
+            if hands_off && let Some(output) = self.handed_off(&assistant, &answers) {
+                return output;
+            }
             request.messages.push(assistant);
             request.messages.extend(answers);
         }
@@ -518,4 +649,60 @@ async fn chat_contained(
         .await
         .map_err(panicked)?
         .map_err(AgentError::from)
+}
+
+impl<OUT: Clone + Send + 'static> ParentRun for Run<OUT> {
+    fn agent(&self) -> &str {
+        &self.core.name
+    }
+
+    fn ids(&self) -> &RunIds {
+        &self.ids
+    }
+
+    fn depth(&self) -> u32 {
+        Run::depth(self)
+    }
+
+    fn max_depth(&self) -> u32 {
+        match &self.lineage {
+            Some(lineage) => lineage.max_depth,
+            None => self.core.budget.max_agent_depth,
+        }
+    }
+
+    fn extensions(&self) -> &Extensions {
+        &self.extensions
+    }
+
+    fn client(&self) -> Option<&str> {
+        self.client.as_deref()
+    }
+
+    fn spend_shared(
+        &self,
+        step: &dyn Fn(&mut BudgetTracker) -> Result<(), AgentError>,
+    ) -> Result<(), AgentError> {
+        self.spend(step)
+    }
+
+    fn end_with(&self, error: AgentError) {
+        // The first reason stands.
+        let _ = self.ended.set(error);
+    }
+
+    fn is_session(&self) -> bool {
+        Run::is_session(self)
+    }
+
+    fn emit_nested(&self, child: &ChildOf, event: AgentEvent<serde_json::Value>) {
+        self.report(Step::SubAgent { child, event });
+    }
+
+    fn conversation(&self) -> Vec<Message> {
+        self.transcript
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
 }

@@ -143,6 +143,20 @@ impl<IN: AgentInput, OUT: AgentOutput> McpServerBuilder<IN, OUT> {
         self
     }
 
+    /// Expose the agent's tool registered as `name` — one whose name is known only at run time,
+    /// such as a sub-agent ([`AgentBuilder::sub_agent`](crate::AgentBuilder::sub_agent)) — as an
+    /// MCP tool of that name. A name the agent does not have is a build error.
+    pub fn expose_tool_named(mut self, name: &str) -> Self {
+        match self.exposed.agent.registered_tool_name(name) {
+            Some(registered) => self.exposed.tools.push(registered),
+            None => self.errors.push(BuildError::UnknownAllowedTool {
+                skill: "(MCP server)".into(),
+                tool: name.to_string(),
+            }),
+        }
+        self
+    }
+
     /// Expose the tools of an MCP server that the agent registered with
     /// [`AgentBuilder::toolset`](crate::AgentBuilder::toolset): the agent becomes a policy
     /// gateway in front of that server — every `tools/call` passes the agent's interceptors,

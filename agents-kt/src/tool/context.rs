@@ -30,6 +30,12 @@ pub struct ToolContext {
     session_id: Arc<str>,
     run_id: Arc<str>,
     events: Option<Arc<dyn ToolEvents>>,
+    /// The run that made the call, so a sub-agent's run can inherit from it (its principal,
+    /// extensions, budget, depth and event stream); `None` when detached.
+    parent: Option<Arc<dyn crate::agent::ParentRun>>,
+    /// In a journaled run, the journal and the step this call's effects are recorded under —
+    /// set only for a tool that runs an agent, whose own steps are recorded inside it.
+    journal_scope: Option<(Arc<dyn crate::Journal>, String)>,
 }
 
 impl ToolContext {
@@ -44,7 +50,35 @@ impl ToolContext {
             session_id,
             run_id,
             events,
+            parent: None,
+            journal_scope: None,
         }
+    }
+
+    /// This context, naming the run that made the call.
+    pub(crate) fn with_parent(mut self, parent: Arc<dyn crate::agent::ParentRun>) -> Self {
+        self.parent = Some(parent);
+        self
+    }
+
+    /// This context, with the journal step a sub-agent's steps are recorded inside.
+    pub(crate) fn with_journal_scope(
+        mut self,
+        journal: Arc<dyn crate::Journal>,
+        step: String,
+    ) -> Self {
+        self.journal_scope = Some((journal, step));
+        self
+    }
+
+    /// The run that made the call, if an agent run did.
+    pub(crate) fn parent(&self) -> Option<&Arc<dyn crate::agent::ParentRun>> {
+        self.parent.as_ref()
+    }
+
+    /// The journal and step a sub-agent's steps go inside, in a journaled run.
+    pub(crate) fn journal_scope(&self) -> Option<&(Arc<dyn crate::Journal>, String)> {
+        self.journal_scope.as_ref()
     }
 
     /// A context outside any agent run, for calling a tool directly (tests, scripts).

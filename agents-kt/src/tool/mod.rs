@@ -74,6 +74,13 @@ pub trait Tool: Send + Sync + 'static {
         None
     }
 
+    /// Whether the tool runs an agent (a sub-agent or a handoff). Such a call is timed by the
+    /// sub-agent's own `max_duration` rather than `per_tool_timeout`, and in a journaled run its
+    /// steps are recorded inside the parent's journal one by one instead of its result as one
+    /// step. Set by `agent_tool!` and `Agent::as_tool`; not for hand-written tools.
+    #[doc(hidden)]
+    const RUNS_AGENT: bool = false;
+
     /// Run the tool.
     fn call(
         &self,

@@ -457,10 +457,34 @@ impl<T: Tool> ToolRuntime<T> {
         args: T::Args,
         setup: &CallSetup<'_>,
     ) -> Result<T::Output, ToolFailure> {
+        if T::RUNS_AGENT {
+            // A sub-agent's run is bounded by its own budget, and journals its own steps.
+            return Box::pin(self.run_agent(args, setup)).await;
+        }
         match &setup.journaled {
             None => run_body(&*self.tool, args, setup.tool_ctx, setup.tool_timeout).await,
             // Boxed, so the common call's future does not carry the journaled one's state.
             Some(journaled) => Box::pin(self.execute_journaled(args, setup, journaled)).await,
+        }
+    }
+
+    /// A tool that runs an agent: no per-tool timeout (the sub-agent's `max_duration` bounds
+    /// it), and in a journaled run the sub-agent's steps are recorded inside this call's step
+    /// rather than its result as one step — so a crash while the sub-agent waits resumes there.
+    async fn run_agent(
+        &self,
+        args: T::Args,
+        setup: &CallSetup<'_>,
+    ) -> Result<T::Output, ToolFailure> {
+        match &setup.journaled {
+            None => run_body(&*self.tool, args, setup.tool_ctx, None).await,
+            Some(journaled) => {
+                let ctx = setup
+                    .tool_ctx
+                    .clone()
+                    .with_journal_scope(Arc::clone(journaled.journal), journaled.step.clone());
+                run_body(&*self.tool, args, &ctx, None).await
+            }
         }
     }
 

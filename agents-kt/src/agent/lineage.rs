@@ -1,0 +1,220 @@
+//! What a sub-agent's run inherits from the run whose tool call started it: the MCP principal,
+//! the caller's extensions, the one budget, the depth, the journal and the event stream. The
+//! parent is seen through [`ParentRun`], so a child of any output type can reach a parent of any
+//! other.
+
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use serde_json::Value;
+
+use crate::budget::BudgetTracker;
+use crate::journal::{Journal, JournalError};
+use crate::{AgentError, AgentEvent, Extensions, RunIds};
+
+/// A run seen from a sub-agent it started, whatever its output type.
+pub(crate) trait ParentRun: Send + Sync {
+    /// The parent's agent name.
+    fn agent(&self) -> &str;
+    /// The parent's ids.
+    fn ids(&self) -> &RunIds;
+    /// How deep the parent is: 0 for a run a caller started.
+    fn depth(&self) -> u32;
+    /// The deepest a sub-agent below the parent may be (the strictest limit on the way down).
+    fn max_depth(&self) -> u32;
+    /// What the parent's caller attached.
+    fn extensions(&self) -> &Extensions;
+    /// The parent's MCP principal.
+    fn client(&self) -> Option<&str>;
+    /// Spend from the parent's budget (and, through it, every ancestor's): a child's turns,
+    /// tool calls and tokens are the parent's too.
+    fn spend_shared(
+        &self,
+        step: &dyn Fn(&mut BudgetTracker) -> Result<(), AgentError>,
+    ) -> Result<(), AgentError>;
+    /// End the parent's run with `error` once the tool call that started the child returns (a
+    /// budget the child exhausted is the parent's).
+    fn end_with(&self, error: AgentError);
+    /// Whether the parent streams events (its session path): then the child streams too.
+    fn is_session(&self) -> bool;
+    /// Pass one of the child's events into the parent's stream, tagged with the child.
+    fn emit_nested(&self, child: &ChildOf, event: AgentEvent<Value>);
+    /// The parent's conversation so far, for a handoff's receiving agent.
+    fn conversation(&self) -> Vec<crate::Message>;
+}
+
+/// Which run a sub-agent's event came from: told to a session reader in
+/// [`AgentEvent::SubAgent`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ChildOf {
+    pub agent: String,
+    pub ids: RunIds,
+    pub call_id: String,
+}
+
+/// Whose tool call started a sub-agent's run: what [`crate::InterceptContext::parent`] tells its
+/// interceptors and gates.
+///
+/// ```
+/// use agents_kt::{Agent, Decision, InterceptContext, Reply, ScriptedModel};
+/// let child = Agent::<String, String>::builder("researcher")
+///     .model(ScriptedModel::new([Reply::text("three sources")]))
+///     .on_before_turn(|_m: &[agents_kt::Message], ctx: &InterceptContext| match ctx.parent() {
+///         Some(parent) if parent.agent() == "planner" => Decision::Proceed,
+///         _ => Decision::deny("only the planner may ask"),
+///     })
+///     .build()
+///     .unwrap();
+/// # let _ = child;
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ParentCall {
+    agent: String,
+    ids: RunIds,
+    tool: String,
+    tool_call_id: String,
+    depth: u32,
+}
+
+impl ParentCall {
+    /// The parent agent's name.
+    pub fn agent(&self) -> &str {
+        &self.agent
+    }
+
+    /// The parent run's ids.
+    pub fn ids(&self) -> &RunIds {
+        &self.ids
+    }
+
+    /// The tool the parent called (the sub-agent's tool name, or `transfer_to_<name>`).
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    /// The id of the parent's tool call that started this run.
+    pub fn tool_call_id(&self) -> &str {
+        &self.tool_call_id
+    }
+
+    /// This run's depth: 1 for a sub-agent of a run a caller started, 2 below that, …
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+}
+
+/// A sub-agent run's link to its parent.
+pub(crate) struct Lineage {
+    pub parent: Arc<dyn ParentRun>,
+    pub call: ParentCall,
+    /// The deepest a sub-agent below this run may be.
+    pub max_depth: u32,
+}
+
+impl Lineage {
+    /// The link for a child started by `parent`'s tool call `call_id` of `tool`; an error when
+    /// the child would be deeper than any limit on the way down allows.
+    pub(crate) fn new(
+        parent: Arc<dyn ParentRun>,
+        tool: &str,
+        call_id: &str,
+        own_max_depth: u32,
+    ) -> Result<Self, AgentError> {
+        let depth = parent.depth() + 1;
+        let max_depth = parent.max_depth().min(own_max_depth);
+        if depth > parent.max_depth() {
+            return Err(crate::budget::exceeded(
+                crate::BudgetLimit::MaxAgentDepth,
+                format!(
+                    "agent '{}' calling '{tool}' would run a sub-agent at depth {depth}, deeper than {} (max_agent_depth)",
+                    parent.agent(),
+                    parent.max_depth()
+                ),
+            ));
+        }
+        let call = ParentCall {
+            agent: parent.agent().to_string(),
+            ids: parent.ids().clone(),
+            tool: tool.to_string(),
+            tool_call_id: call_id.to_string(),
+            depth,
+        };
+        Ok(Lineage {
+            parent,
+            call,
+            max_depth,
+        })
+    }
+}
+
+/// A parent's journal seen from a child: every step the child records is named inside the
+/// parent's step for the call (`tool#2:research/turn#1`), so a replay of the parent replays the
+/// child's steps in place — the child's model is not asked again and its tools do not act twice.
+pub(crate) struct ScopedJournal {
+    inner: Arc<dyn Journal>,
+    scope: String,
+    run_id: String,
+}
+
+impl ScopedJournal {
+    pub(crate) fn new(inner: Arc<dyn Journal>, scope: String) -> Self {
+        let run_id = format!("{}/{scope}", inner.run_id());
+        ScopedJournal {
+            inner,
+            scope,
+            run_id,
+        }
+    }
+}
+
+impl Journal for ScopedJournal {
+    fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    fn step(
+        &self,
+        name: &str,
+        work: BoxFuture<'static, Result<Value, String>>,
+    ) -> BoxFuture<'_, Result<Value, JournalError>> {
+        let scoped = format!("{}/{name}", self.scope);
+        // Recorded under the scoped name, so a replay that meets a parent's step where the
+        // child's was recorded (or the reverse) is seen to diverge; read back under the child's.
+        let scope = self.scope.clone();
+        let work = Box::pin(async move {
+            let mut entry = work.await?;
+            rename_step(&mut entry, |own| Some(format!("{scope}/{own}")));
+            Ok(entry)
+        });
+        Box::pin(async move {
+            let mut entry = self.inner.step(&scoped, work).await?;
+            rename_step(&mut entry, |recorded| {
+                recorded
+                    .strip_prefix(self.scope.as_str())
+                    .and_then(|own| own.strip_prefix('/'))
+                    .map(str::to_string)
+            });
+            Ok(entry)
+        })
+    }
+
+    fn approval(
+        &self,
+        name: &str,
+        request: crate::ApprovalRequest,
+    ) -> BoxFuture<'_, Result<Value, JournalError>> {
+        let name = format!("{}/{name}", self.scope);
+        Box::pin(async move { self.inner.approval(&name, request).await })
+    }
+}
+
+/// Rename an entry's step by `rename` (an entry without a step, or a name `rename` does not take,
+/// is left as it is: the runtime's check then reports the divergence).
+fn rename_step(entry: &mut Value, rename: impl FnOnce(&str) -> Option<String>) {
+    if let Some(step) = entry.get_mut("step")
+        && let Some(renamed) = step.as_str().and_then(rename)
+    {
+        *step = Value::String(renamed);
+    }
+}

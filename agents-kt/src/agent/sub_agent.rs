@@ -1,0 +1,394 @@
+//! Agents as tools of other agents. A call passes the parent's tool chain and gates like any tool
+//! call; then the child runs — with its own chains — as a run linked to the parent: it inherits
+//! the MCP principal and the extensions, spends from the parent's budget, is one level deeper,
+//! records its steps inside the parent's journal and streams its events into the parent's session.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+
+use super::lineage::{ChildOf, Lineage, ScopedJournal};
+use super::run::{Caller, Run};
+use super::{Agent, AgentInput, AgentOutput};
+use crate::{AgentError, Journal, Message, RunIds, Tool, ToolContext, ToolError};
+
+/// An agent offered to other agents as a tool: what [`Agent::as_tool`] returns, registered with
+/// [`AgentBuilder::sub_agent`](crate::AgentBuilder::sub_agent). For interceptors typed by the
+/// sub-agent's input and output, declare the tool with [`agent_tool!`](crate::agent_tool).
+///
+/// ```
+/// use agents_kt::{Agent, Reply, ScriptedModel};
+/// use serde_json::json;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let researcher = Agent::<String, String>::builder("researcher")
+///     .model(ScriptedModel::new([Reply::text("Three sources on tides.")]))
+///     .build()?;
+/// let planner_model = ScriptedModel::new([
+///     Reply::tool_call("research", json!({"input": "tides"})),
+///     Reply::text("Plan: read the three sources."),
+/// ]);
+/// let planner = Agent::<String, String>::builder("planner")
+///     .model(planner_model.clone())
+///     .sub_agent(researcher.as_tool("research", "Finds sources for a question."))
+///     .build()?;
+/// assert_eq!(planner.run("Plan a lesson on tides".into()).await?, "Plan: read the three sources.");
+/// // The researcher's answer is the tool's result the planner's model read.
+/// assert_eq!(planner_model.requests()[1].messages.last().unwrap().content, "Three sources on tides.");
+/// # Ok(()) }
+/// ```
+pub struct AgentTool<IN, OUT> {
+    agent: Agent<IN, OUT>,
+    name: String,
+    description: String,
+}
+
+impl<IN, OUT> Clone for AgentTool<IN, OUT> {
+    fn clone(&self) -> Self {
+        AgentTool {
+            agent: self.agent.clone(),
+            name: self.name.clone(),
+            description: self.description.clone(),
+        }
+    }
+}
+
+impl<IN, OUT> std::fmt::Debug for AgentTool<IN, OUT> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentTool")
+            .field("name", &self.name)
+            .field("agent", &self.agent.inner.core.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
+    /// This agent as a tool named `name` for another agent's model, described by
+    /// `description`. The model sends the agent's input as the tool's arguments (an input whose
+    /// JSON is not an object — a `String` — is sent as `{"input": …}`), and reads its output as
+    /// the result. See [`AgentTool`].
+    pub fn as_tool(
+        &self,
+        name: impl Into<String>,
+        description: impl Into<String>,
+    ) -> AgentTool<IN, OUT> {
+        AgentTool {
+            agent: self.clone(),
+            name: name.into(),
+            description: description.into(),
+        }
+    }
+
+    /// Run as the sub-agent of the run that made the tool call `ctx` describes (a plain run when
+    /// the call came from no run). A failure is the call's failure, worded for the parent's
+    /// model; a budget the child exhausted (depth included) ends the parent's run too.
+    pub(crate) async fn run_nested(
+        &self,
+        input: IN,
+        tool: &str,
+        history: Vec<Message>,
+        ctx: &ToolContext,
+    ) -> Result<OUT, ToolError>
+    where
+        OUT: Serialize,
+    {
+        let Some(parent) = ctx.parent() else {
+            return self.run(input).await.map_err(|error| self.failure(error));
+        };
+        let core = &self.inner.core;
+        let lineage = Lineage::new(
+            Arc::clone(parent),
+            tool,
+            ctx.call_id(),
+            core.budget.max_agent_depth,
+        );
+        let lineage = match lineage {
+            Ok(lineage) => lineage,
+            Err(error) => {
+                parent.end_with(error.clone());
+                return Err(self.failure(error));
+            }
+        };
+        let journal = ctx.journal_scope().map(|(journal, step)| {
+            Arc::new(ScopedJournal::new(Arc::clone(journal), step.clone())) as Arc<dyn Journal>
+        });
+        let ids = RunIds {
+            session_id: parent.ids().session_id.clone(),
+            run_id: match &journal {
+                Some(journal) => journal.run_id().to_string(),
+                None => self.next_ids("run").run_id,
+            },
+        };
+        let caller = Caller {
+            extensions: parent.extensions().clone(),
+            client: parent.client().map(str::to_string),
+            journal,
+            lineage: Some(lineage),
+            history,
+            ..Caller::default()
+        };
+        let child = ChildOf {
+            agent: core.name.clone(),
+            ids: ids.clone(),
+            call_id: ctx.call_id().to_string(),
+        };
+        let result = if parent.is_session() {
+            // The child streams too; its events reach the parent's stream in order, all before
+            // the call's own `ToolCallFinished`.
+            let (sender, receiver) = futures::channel::mpsc::unbounded();
+            let run = Arc::new(Run::new(Arc::clone(core), ids, caller, Some(sender)));
+            let forward =
+                futures::StreamExt::for_each(receiver, |event: crate::AgentEvent<OUT>| {
+                    parent.emit_nested(&child, event.into_json());
+                    std::future::ready(())
+                });
+            let (result, ()) = futures::join!(self.execute(input, run, None), forward);
+            result
+        } else {
+            let run = Arc::new(Run::new(Arc::clone(core), ids, caller, None));
+            self.execute(input, run, None).await
+        };
+        result.map_err(|error| {
+            if matches!(error, AgentError::BudgetExceeded { .. }) {
+                parent.end_with(error.clone());
+            }
+            self.failure(error)
+        })
+    }
+
+    /// A sub-agent's failure as its caller's model reads it.
+    fn failure(&self, error: AgentError) -> ToolError {
+        ToolError::new(format!("agent '{}' failed: {error}", self.inner.core.name))
+    }
+}
+
+impl<IN, OUT> AgentTool<IN, OUT> {
+    /// The name the calling model uses.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// What the calling model is told the tool does.
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+}
+
+impl<IN: AgentInput, OUT: AgentOutput> AgentTool<IN, OUT> {
+    /// Run the agent for the tool call `ctx` describes, as `tool` — what a tool declared with
+    /// [`agent_tool!`](crate::agent_tool) does.
+    #[doc(hidden)]
+    pub async fn call_as(&self, input: IN, tool: &str, ctx: &ToolContext) -> Result<OUT, ToolError>
+    where
+        OUT: Serialize,
+    {
+        self.agent.run_nested(input, tool, Vec::new(), ctx).await
+    }
+}
+
+/// The tool an [`AgentTool`] is registered as: its name is known only at run time.
+pub(crate) struct Delegate<IN, OUT> {
+    pub tool: AgentTool<IN, OUT>,
+}
+
+impl<IN, OUT> Tool for Delegate<IN, OUT>
+where
+    IN: AgentInput + DeserializeOwned + JsonSchema + Clone + Sync,
+    OUT: AgentOutput + Serialize + Sync,
+{
+    // Registered under the `AgentTool`'s name; this one is never looked up.
+    const NAME: &'static str = "<sub-agent>";
+    const RUNS_AGENT: bool = true;
+    type Args = AgentArgs<IN>;
+    type Output = OUT;
+
+    fn description(&self) -> Cow<'static, str> {
+        Cow::Owned(self.tool.description.clone())
+    }
+
+    async fn call(&self, args: AgentArgs<IN>, ctx: &ToolContext) -> Result<OUT, ToolError> {
+        self.tool
+            .agent
+            .run_nested(args.0, &self.tool.name, Vec::new(), ctx)
+            .await
+    }
+}
+
+/// An agent's input as a tool's arguments: as it is when its JSON is an object, else wrapped as
+/// `{"input": …}` (a model's tool arguments are always an object).
+#[derive(Clone, Debug)]
+#[doc(hidden)]
+pub struct AgentArgs<IN>(pub IN);
+
+/// Whether `IN`'s JSON is something other than an object, and so travels as `{"input": …}`.
+fn wrapped<IN: JsonSchema>() -> bool {
+    let schema = schemars::schema_for!(IN);
+    schema.get("type").and_then(Value::as_str) != Some("object")
+}
+
+impl<IN: Serialize + JsonSchema> Serialize for AgentArgs<IN> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if wrapped::<IN>() {
+            use serde::ser::SerializeMap;
+            let mut map = serializer.serialize_map(Some(1))?;
+            map.serialize_entry("input", &self.0)?;
+            map.end()
+        } else {
+            self.0.serialize(serializer)
+        }
+    }
+}
+
+impl<'de, IN: DeserializeOwned + JsonSchema> Deserialize<'de> for AgentArgs<IN> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let mut value = Value::deserialize(deserializer)?;
+        if wrapped::<IN>() {
+            value = match value.get_mut("input") {
+                Some(input) => input.take(),
+                None => return Err(serde::de::Error::missing_field("input")),
+            };
+        }
+        serde_json::from_value(value)
+            .map(AgentArgs)
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+impl<IN: JsonSchema> JsonSchema for AgentArgs<IN> {
+    fn schema_name() -> Cow<'static, str> {
+        IN::schema_name()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let inner = IN::json_schema(generator);
+        if inner.get("type").and_then(Value::as_str) == Some("object") {
+            return inner;
+        }
+        schemars::json_schema!({
+            "type": "object",
+            "properties": { "input": inner },
+            "required": ["input"],
+        })
+    }
+}
+
+/// Declare a tool that runs an agent, typed by the agent's input and output: a type
+/// implementing [`Tool`] with `Args` = the agent's `IN` and `Output` = its `OUT`, so typed
+/// interceptors (`#[before_tool_call(Name)]`, `#[gate(Name)]`, `#[after_tool_call(Name)]`,
+/// `.before_tool_call(f)`) guard the call with the compiler checking that a `ProceedWith` is an
+/// `IN` and a `Substitute` an `OUT`. The doc comment is the tool's description for the model;
+/// the string is its name. Build it with `Name::new(agent)` and register it with
+/// [`AgentBuilder::tool`](crate::AgentBuilder::tool); it runs as
+/// [`AgentBuilder::sub_agent`](crate::AgentBuilder::sub_agent) describes. `IN` must be a type
+/// of yours whose JSON is an object (the model's arguments are one).
+///
+/// ```
+/// use agents_kt::prelude::*;
+///
+/// #[derive(Clone, Debug, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+/// pub struct Question { pub topic: String }
+///
+/// agents_kt::agent_tool! {
+///     /// Finds sources for a question.
+///     pub struct Research("research"): Question => String;
+/// }
+///
+/// /// Typed: a `ProceedWith` must be a `Question`, a `Substitute` a `String`.
+/// #[before_tool_call(Research)]
+/// fn on_topic(question: &Question) -> Decision<Question, String> {
+///     if question.topic.is_empty() {
+///         Decision::Substitute("no topic, no sources".to_string())
+///     } else {
+///         Decision::Proceed
+///     }
+/// }
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let researcher = Agent::<Question, String>::builder("researcher")
+///     .model(ScriptedModel::new([Reply::text("three sources")]))
+///     .build()?;
+/// let planner = Agent::<String, String>::builder("planner")
+///     .model(ScriptedModel::new([Reply::text("done")]))
+///     .tool(Research::new(researcher))
+///     .before_tool_call(on_topic)
+///     .build()?;
+/// # let _ = planner;
+/// # Ok(()) }
+/// ```
+///
+/// A substitute of another type does not compile:
+///
+/// ```compile_fail,E0277
+/// # #[derive(Clone, Debug, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+/// # pub struct Question { pub topic: String }
+/// # agents_kt::agent_tool! { pub struct Research("research"): Question => String; }
+/// use agents_kt::prelude::*;
+///
+/// #[before_tool_call(Research)]
+/// fn cached(question: &Question) -> Decision<Question, u32> {
+///     Decision::Substitute(42)
+/// }
+/// ```
+#[macro_export]
+macro_rules! agent_tool {
+    (
+        $(#[doc = $doc:expr])*
+        $vis:vis struct $name:ident($registered:literal): $args:ty => $output:ty;
+    ) => {
+        $(#[doc = $doc])*
+        $vis struct $name($crate::AgentTool<$args, $output>);
+
+        impl $name {
+            /// The tool over `agent`.
+            $vis fn new(agent: $crate::Agent<$args, $output>) -> Self {
+                let description: &str = ::core::concat!("" $(, $doc, "\n")*);
+                let description = description
+                    .lines()
+                    .map(str::trim)
+                    .collect::<::std::vec::Vec<_>>()
+                    .join("\n");
+                $name(agent.as_tool($registered, description.trim()))
+            }
+        }
+
+        impl $crate::Tool for $name {
+            const NAME: &'static str = $registered;
+            const RUNS_AGENT: bool = true;
+            type Args = $args;
+            type Output = $output;
+
+            fn description(&self) -> $crate::__private::Cow<'static, str> {
+                $crate::__private::Cow::Owned(self.0.description().to_string())
+            }
+
+            async fn call(
+                &self,
+                args: $args,
+                ctx: &$crate::ToolContext,
+            ) -> ::core::result::Result<$output, $crate::ToolError> {
+                self.0.call_as(args, $registered, ctx).await
+            }
+        }
+
+        impl $crate::ToolArguments for $args {
+            type Tool = $name;
+        }
+
+        impl $crate::__private::ArgumentsOf<$name> for $args {
+            fn cast(args: &$args) -> &Self {
+                args
+            }
+        }
+
+        impl $crate::__private::OutputOf<$name> for $output {
+            fn cast(output: &$output) -> &Self {
+                output
+            }
+        }
+    };
+}
