@@ -760,3 +760,35 @@ async fn a_chat_span_names_the_provider_model_and_server_the_client_reports() {
         Some("openai")
     );
 }
+
+#[tokio::test]
+async fn a_sub_agents_invoke_agent_span_nests_under_the_callers_execute_tool() {
+    let _ = exporter();
+    let child = Agent::<String, String>::builder("nested-researcher")
+        .model(ScriptedModel::new([Reply::text("sources")]))
+        .build()
+        .unwrap();
+    let parent = Agent::<String, String>::builder("nested-planner")
+        .model(ScriptedModel::new([
+            Reply::tool_call("research", json!({"input": "tides"})),
+            Reply::text("plan"),
+        ]))
+        .sub_agent(child.as_tool("research", "Finds sources."))
+        .build()
+        .unwrap();
+    assert_eq!(parent.run("plan".into()).await.unwrap(), "plan");
+    let spans = trace_of("nested-planner");
+    let tool = named(&spans, "execute_tool research");
+    let child_run = named(&spans, "invoke_agent nested-researcher");
+    assert_eq!((tool.len(), child_run.len()), (1, 1), "one trace holds both agents");
+    assert_eq!(
+        child_run[0].parent_span_id,
+        tool[0].span_context.span_id(),
+        "the sub-agent's run is a child of the call that started it"
+    );
+    assert!(
+        spans.iter().any(|span| span.name.starts_with("chat")
+            && span.parent_span_id == child_run[0].span_context.span_id()),
+        "the sub-agent's model turn is under its own invoke_agent"
+    );
+}
