@@ -780,7 +780,11 @@ async fn a_sub_agents_invoke_agent_span_nests_under_the_callers_execute_tool() {
     let spans = trace_of("nested-planner");
     let tool = named(&spans, "execute_tool research");
     let child_run = named(&spans, "invoke_agent nested-researcher");
-    assert_eq!((tool.len(), child_run.len()), (1, 1), "one trace holds both agents");
+    assert_eq!(
+        (tool.len(), child_run.len()),
+        (1, 1),
+        "one trace holds both agents"
+    );
     assert_eq!(
         child_run[0].parent_span_id,
         tool[0].span_context.span_id(),
