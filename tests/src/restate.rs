@@ -254,9 +254,29 @@ pub struct LedgerService {
     crash_after_append: bool,
     worker: String,
     unguarded: bool,
+    nested: bool,
 }
 
 impl LedgerService {
+    /// The service whose served agent is a front desk calling the ledger agent as a sub-agent
+    /// (`bookkeeper`): the approval is asked inside the sub-agent's run.
+    pub async fn start_nested(binary: &str) -> Self {
+        let scratch = Scratch::new("ledger");
+        let mut service = LedgerService {
+            binary: PathBuf::from(binary),
+            child: None,
+            address: format!("127.0.0.1:{}", free_port()),
+            dir: scratch.0.clone(),
+            _scratch: Some(scratch),
+            crash_after_append: false,
+            worker: "a".to_string(),
+            unguarded: false,
+            nested: true,
+        };
+        service.launch().await;
+        service
+    }
+
     /// Start the service binary (`env!("CARGO_BIN_EXE_durable_ledger")` in a test).
     pub async fn start(binary: &str, crash_after_append: bool) -> Self {
         let scratch = Scratch::new("ledger");
@@ -269,6 +289,7 @@ impl LedgerService {
             crash_after_append,
             worker: "a".to_string(),
             unguarded: false,
+            nested: false,
         };
         service.launch().await;
         service
@@ -286,6 +307,7 @@ impl LedgerService {
             crash_after_append: false,
             worker: worker.to_string(),
             unguarded: false,
+            nested: first.nested,
         };
         service.launch().await;
         service
@@ -309,6 +331,9 @@ impl LedgerService {
         }
         if self.unguarded {
             command.env("UNGUARDED", "1");
+        }
+        if self.nested {
+            command.env("NESTED", "1");
         }
         self.child = Some(command.spawn().expect("the ledger service starts"));
         let deadline = Instant::now() + Duration::from_secs(30);

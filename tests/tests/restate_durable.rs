@@ -229,3 +229,49 @@ async fn a_replay_after_a_code_change_that_alters_the_steps_fails_clearly() {
         "nothing ran on a mixed journal"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sub_agent_waiting_for_approval_outlives_a_killed_service_and_its_effect_happens_once() {
+    let _serial = ONE_AT_A_TIME.lock().await;
+    let Some(server) = RestateServer::start().await else {
+        return;
+    };
+    let mut service = LedgerService::start_nested(SERVICE).await;
+    server.register(&service.uri()).await;
+    server.start_run("nested-1", "pay 30").await;
+    // The approval is asked inside the sub-agent's run, under the front desk's call step.
+    let pending = server.pending_approval("nested-1").await;
+    assert_eq!(pending["tool"], "append");
+    assert_eq!(pending["args"], json!({ "line": "pay 30" }));
+    assert_eq!(pending["step"], "tool#1:bookkeeper/approval#1:append");
+
+    service.kill();
+    service.restart().await;
+    let (status, body) = server
+        .call("nested-1", "approve", Some(approve(&pending)))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let (status, output) = server.output("nested-1").await;
+    assert_eq!(status, 200, "{output}\n{}", server.log());
+    assert_eq!(output, json!("front: done: appended pay 30"));
+    assert_eq!(
+        service.lines("ledger.txt"),
+        ["pay 30"],
+        "the effect happened once"
+    );
+    // Replayed, not asked again: each model as often as without the crash.
+    assert_eq!(service.lines("front-calls.txt").len(), 2);
+    assert_eq!(service.lines("model-calls.txt").len(), 2);
+    let (_, status) = server.call("nested-1", "status", None).await;
+    assert_eq!(
+        status["steps"],
+        json!([
+            "turn#1",
+            "tool#1:bookkeeper/turn#1",
+            "tool#1:bookkeeper/approval#1:append",
+            "tool#1:bookkeeper/tool#1:append",
+            "tool#1:bookkeeper/turn#2",
+            "turn#2"
+        ])
+    );
+}

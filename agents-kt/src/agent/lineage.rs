@@ -205,6 +205,10 @@ impl Journal for ScopedJournal {
         request: crate::ApprovalRequest,
     ) -> BoxFuture<'_, Result<Value, JournalError>> {
         let name = format!("{}/{name}", self.scope);
+        // An approver answers the durable run (the journal's), at the step it is named by there.
+        let mut request = request;
+        request.step = name.clone();
+        request.run_id = self.inner.run_id().to_string();
         Box::pin(async move { self.inner.approval(&name, request).await })
     }
 }

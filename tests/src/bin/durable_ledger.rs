@@ -11,6 +11,10 @@
 //! - with `UNGUARDED=1`, the code changed since the run started: appends no longer need an
 //!   approval (a replay then takes other steps than the journal recorded).
 //!
+//! - with `NESTED=1`, the served agent is a front desk whose model hands each request to the
+//!   ledger agent as a sub-agent tool (`bookkeeper`); its calls are counted in
+//!   `front-calls.txt`.
+//!
 //! Environment: `LISTEN` (address), `LEDGER_DIR`, `WORKER` (a name).
 
 use std::borrow::Cow;
@@ -135,6 +139,48 @@ impl ModelClient for LedgerModel {
     }
 }
 
+/// The front desk's model: hand the input to the bookkeeper, then report its answer.
+struct FrontModel {
+    dir: PathBuf,
+}
+
+impl FrontModel {
+    fn answer(&self, request: &ChatRequest) -> ChatResponse {
+        push_line(&self.dir.join("front-calls.txt"), "call");
+        match request.messages.last() {
+            Some(message) if message.role == Role::Tool => ChatResponse {
+                content: format!("front: {}", message.content),
+                ..ChatResponse::default()
+            },
+            last => {
+                let input = last.map(|m| m.content.clone()).unwrap_or_default();
+                let arguments = serde_json::json!({ "input": input }).to_string();
+                ChatResponse {
+                    tool_calls: vec![ToolCall::new("front-1", "bookkeeper", arguments)],
+                    ..ChatResponse::default()
+                }
+            }
+        }
+    }
+}
+
+impl ModelClient for FrontModel {
+    fn chat<'a>(
+        &'a self,
+        request: &'a ChatRequest,
+    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+        let response = self.answer(request);
+        Box::pin(async move { Ok(response) })
+    }
+
+    fn chat_stream<'a>(&'a self, request: &'a ChatRequest) -> ChatStream<'a> {
+        let response = self.answer(request);
+        Box::pin(futures::stream::once(async move {
+            Ok::<_, ModelError>(ChatChunk::Text(response.content))
+        }))
+    }
+}
+
 #[tokio::main]
 async fn main() {
     let dir = PathBuf::from(std::env::var("LEDGER_DIR").expect("LEDGER_DIR is set"));
@@ -164,6 +210,15 @@ async fn main() {
         })
         .build()
         .expect("the ledger agent builds");
+    let agent = if std::env::var("NESTED").is_ok_and(|v| v == "1") {
+        Agent::builder("front")
+            .model(FrontModel { dir: dir.clone() })
+            .sub_agent(agent.as_tool("bookkeeper", "Keeps the ledger."))
+            .build()
+            .expect("the front desk builds")
+    } else {
+        agent
+    };
     let listener = tokio::net::TcpListener::bind(&address)
         .await
         .expect("the service address is free");
