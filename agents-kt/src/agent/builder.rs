@@ -232,20 +232,20 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
     /// call's failure, told to the model as `ERROR: Tool '<name>' failed: agent '<child>'
     /// failed: …`. The call is bounded by the sub-agent's `max_duration`, not
     /// `per_tool_timeout`.
-    pub fn sub_agent<I2, O2>(mut self, tool: super::AgentTool<I2, O2>) -> Self
+    pub fn sub_agent<I2, O2>(self, tool: super::AgentTool<I2, O2>) -> Self
     where
         I2: AgentInput + serde::de::DeserializeOwned + schemars::JsonSchema + Clone + Sync,
         O2: AgentOutput + serde::Serialize + Sync,
     {
         // Registered once per agent build; the name lives as long as the tool may be called.
-        let name: &'static str = Box::leak(tool.name().to_string().into_boxed_str());
         let source = format!("the sub-agent `{}`", tool.name());
-        self.tools.push((
-            name,
+        self.delegate(
             source,
-            runtime_tool(name, super::sub_agent::Delegate { tool }),
-        ));
-        self
+            super::sub_agent::Delegate {
+                tool,
+                continues_conversation: false,
+            },
+        )
     }
 
     /// Let the model hand the conversation over to `agent`: a tool `transfer_to_<name>` whose
@@ -274,15 +274,26 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
     /// assert_eq!(triage.run("I want my money back for order 42".into()).await?, "Refunded order 42.");
     /// # Ok(()) }
     /// ```
-    pub fn handoff<I2>(mut self, agent: Agent<I2, OUT>) -> Self
+    pub fn handoff<I2>(self, agent: Agent<I2, OUT>) -> Self
     where
         I2: AgentInput + serde::de::DeserializeOwned + schemars::JsonSchema + Clone + Sync,
         OUT: serde::Serialize + Sync,
     {
-        let tool = super::handoff::Transfer::to(agent);
-        let name = tool.name();
-        self.handoffs.push(name);
-        let source = format!("the handoff to agent `{}`", tool.agent_name());
+        let source = format!("the handoff to agent `{}`", agent.name());
+        self.delegate(source, super::handoff::transfer_to(agent))
+    }
+
+    /// Register a tool that runs an agent, under its run-time name.
+    fn delegate<I2, O2>(mut self, source: String, tool: super::sub_agent::Delegate<I2, O2>) -> Self
+    where
+        I2: AgentInput + serde::de::DeserializeOwned + schemars::JsonSchema + Clone + Sync,
+        O2: AgentOutput + serde::Serialize + Sync,
+    {
+        // Registered once per agent build; the name lives as long as the tool may be called.
+        let name: &'static str = Box::leak(tool.tool.name().to_string().into_boxed_str());
+        if tool.continues_conversation {
+            self.handoffs.push(name);
+        }
         self.tools.push((name, source, runtime_tool(name, tool)));
         self
     }

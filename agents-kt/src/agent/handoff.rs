@@ -1,73 +1,24 @@
 //! Handoffs: the model transfers the conversation to another agent by calling
-//! `transfer_to_<name>`. The transfer is a tool call through the caller's guard; the receiving
-//! agent runs as a sub-agent on the conversation so far, and its output is the caller's.
+//! `transfer_to_<name>`. The transfer is a sub-agent call through the caller's guard whose agent
+//! reads the conversation so far; the caller's loop ends with its output (see
+//! `Run::handed_off`).
 
-use std::borrow::Cow;
-
-use schemars::JsonSchema;
-use serde::Serialize;
-use serde::de::DeserializeOwned;
-
-use super::sub_agent::AgentArgs;
+use super::sub_agent::Delegate;
 use super::{Agent, AgentInput, AgentOutput};
-use crate::{Tool, ToolContext, ToolError};
 
 /// The `transfer_to_<name>` tool of a handoff to `agent`.
-pub(crate) struct Transfer<IN, OUT> {
+pub(crate) fn transfer_to<IN: AgentInput, OUT: AgentOutput>(
     agent: Agent<IN, OUT>,
-    name: &'static str,
-    description: String,
-}
-
-impl<IN: AgentInput, OUT: AgentOutput> Transfer<IN, OUT> {
-    pub(crate) fn to(agent: Agent<IN, OUT>) -> Self {
-        let name = transfer_name(agent.name());
-        // Registered once per agent build; the name lives as long as the tool may be called.
-        let name: &'static str = Box::leak(name.into_boxed_str());
-        let description = format!(
-            "Hand the conversation over to the agent '{}', which answers the user from here on. \
-             Call it when that agent is the one to help.",
-            agent.name()
-        );
-        Transfer {
-            agent,
-            name,
-            description,
-        }
-    }
-
-    pub(crate) fn name(&self) -> &'static str {
-        self.name
-    }
-
-    pub(crate) fn agent_name(&self) -> &str {
-        self.agent.name()
-    }
-}
-
-impl<IN, OUT> Tool for Transfer<IN, OUT>
-where
-    IN: AgentInput + DeserializeOwned + JsonSchema + Clone + Sync,
-    OUT: AgentOutput + Serialize + Sync,
-{
-    // Registered under `transfer_to_<name>`; this one is never looked up.
-    const NAME: &'static str = "<handoff>";
-    const RUNS_AGENT: bool = true;
-    type Args = AgentArgs<IN>;
-    type Output = OUT;
-
-    fn description(&self) -> Cow<'static, str> {
-        Cow::Owned(self.description.clone())
-    }
-
-    async fn call(&self, args: AgentArgs<IN>, ctx: &ToolContext) -> Result<OUT, ToolError> {
-        let history = ctx
-            .parent()
-            .map(|parent| parent.conversation())
-            .unwrap_or_default();
-        // The caller's loop ends with this output once the transfer's answer reaches it
-        // unrefused (its output type is `OUT`: the builder's signature holds it).
-        self.agent.run_nested(args.0, self.name, history, ctx).await
+) -> Delegate<IN, OUT> {
+    let description = format!(
+        "Hand the conversation over to the agent '{}', which answers the user from here on. \
+         Call it when that agent is the one to help.",
+        agent.name()
+    );
+    let name = transfer_name(agent.name());
+    Delegate {
+        tool: agent.as_tool(name, description),
+        continues_conversation: true,
     }
 }
 

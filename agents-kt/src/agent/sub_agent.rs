@@ -191,9 +191,12 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentTool<IN, OUT> {
     }
 }
 
-/// The tool an [`AgentTool`] is registered as: its name is known only at run time.
+/// The tool an [`AgentTool`] is registered as: its name is known only at run time. A handoff's
+/// transfer is one too, whose agent continues the caller's conversation.
 pub(crate) struct Delegate<IN, OUT> {
     pub tool: AgentTool<IN, OUT>,
+    /// Whether the agent reads the caller's conversation so far (a handoff).
+    pub continues_conversation: bool,
 }
 
 impl<IN, OUT> Tool for Delegate<IN, OUT>
@@ -212,9 +215,13 @@ where
     }
 
     async fn call(&self, args: AgentArgs<IN>, ctx: &ToolContext) -> Result<OUT, ToolError> {
+        let history = match (self.continues_conversation, ctx.parent()) {
+            (true, Some(parent)) => parent.conversation(),
+            _ => Vec::new(),
+        };
         self.tool
             .agent
-            .run_nested(args.0, &self.tool.name, Vec::new(), ctx)
+            .run_nested(args.0, &self.tool.name, history, ctx)
             .await
     }
 }
@@ -375,6 +382,16 @@ macro_rules! agent_tool {
             }
         }
 
+        $crate::__typed_tool_links!($name, $args, $output);
+    };
+}
+
+/// What ties a declared tool's `Args` and `Output` to it, for typed interceptors to name the tool
+/// by its types: shared by [`agent_tool!`](crate::agent_tool) and `remote_tool!`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __typed_tool_links {
+    ($name:ident, $args:ty, $output:ty) => {
         impl $crate::ToolArguments for $args {
             type Tool = $name;
         }

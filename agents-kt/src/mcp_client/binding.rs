@@ -84,21 +84,7 @@ macro_rules! remote_tool {
             }
         }
 
-        impl $crate::ToolArguments for $args {
-            type Tool = $name;
-        }
-
-        impl $crate::__private::ArgumentsOf<$name> for $args {
-            fn cast(args: &$args) -> &Self {
-                args
-            }
-        }
-
-        impl $crate::__private::OutputOf<$name> for $output {
-            fn cast(output: &$output) -> &Self {
-                output
-            }
-        }
+        $crate::__typed_tool_links!($name, $args, $output);
     };
 }
 

@@ -122,17 +122,31 @@ impl LedgerModel {
     }
 }
 
-impl ModelClient for LedgerModel {
+/// A model that answers each request at once, as `answer` says.
+trait Answers: Send + Sync + 'static {
+    fn answer(&self, request: &ChatRequest) -> ChatResponse;
+}
+
+impl Answers for LedgerModel {
+    fn answer(&self, request: &ChatRequest) -> ChatResponse {
+        LedgerModel::answer(self, request)
+    }
+}
+
+/// An [`Answers`] as a model client.
+struct Answering<M>(M);
+
+impl<M: Answers> ModelClient for Answering<M> {
     fn chat<'a>(
         &'a self,
         request: &'a ChatRequest,
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
-        let response = self.answer(request);
+        let response = self.0.answer(request);
         Box::pin(async move { Ok(response) })
     }
 
     fn chat_stream<'a>(&'a self, request: &'a ChatRequest) -> ChatStream<'a> {
-        let response = self.answer(request);
+        let response = self.0.answer(request);
         Box::pin(futures::stream::once(async move {
             Ok::<_, ModelError>(ChatChunk::Text(response.content))
         }))
@@ -164,20 +178,9 @@ impl FrontModel {
     }
 }
 
-impl ModelClient for FrontModel {
-    fn chat<'a>(
-        &'a self,
-        request: &'a ChatRequest,
-    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
-        let response = self.answer(request);
-        Box::pin(async move { Ok(response) })
-    }
-
-    fn chat_stream<'a>(&'a self, request: &'a ChatRequest) -> ChatStream<'a> {
-        let response = self.answer(request);
-        Box::pin(futures::stream::once(async move {
-            Ok::<_, ModelError>(ChatChunk::Text(response.content))
-        }))
+impl Answers for FrontModel {
+    fn answer(&self, request: &ChatRequest) -> ChatResponse {
+        FrontModel::answer(self, request)
     }
 }
 
@@ -188,7 +191,7 @@ async fn main() {
     let crash_after_append = std::env::var("CRASH_AFTER_APPEND").is_ok_and(|v| v == "1");
     let unguarded = std::env::var("UNGUARDED").is_ok_and(|v| v == "1");
     let agent: Agent<String, String> = Agent::builder("ledger")
-        .model(LedgerModel { dir: dir.clone() })
+        .model(Answering(LedgerModel { dir: dir.clone() }))
         .tool(Append {
             dir: dir.clone(),
             crash_after_append,
@@ -212,7 +215,7 @@ async fn main() {
         .expect("the ledger agent builds");
     let agent = if std::env::var("NESTED").is_ok_and(|v| v == "1") {
         Agent::builder("front")
-            .model(FrontModel { dir: dir.clone() })
+            .model(Answering(FrontModel { dir: dir.clone() }))
             .sub_agent(agent.as_tool("bookkeeper", "Keeps the ledger."))
             .build()
             .expect("the front desk builds")
