@@ -319,3 +319,29 @@ async fn a_corrupt_row_is_a_clear_error_not_a_panic() {
             .starts_with("conversation 'conv-7' has an unreadable message at position 1:")
     );
 }
+
+#[tokio::test]
+async fn a_handoffs_answer_is_remembered_as_the_assistants_last_word() {
+    let refunds = Agent::<String, String>::builder("refunds")
+        .model(ScriptedModel::new([Reply::text("Refunded order 42.")]))
+        .build()
+        .unwrap();
+    let triage = Agent::<String, String>::builder("triage")
+        .model(ScriptedModel::new([Reply::tool_call(
+            "transfer_to_refunds",
+            json!({"input": "refund order 42"}),
+        )]))
+        .handoff(refunds)
+        .build()
+        .unwrap();
+    let store = InMemoryStore::new();
+    let output = triage.run_in(&store, "conv-h", "refund 42".into()).await;
+    assert_eq!(output.unwrap(), "Refunded order 42.");
+    let stored = store.load("conv-h").await.unwrap();
+    let roles: Vec<Role> = stored.messages().iter().map(|m| m.role).collect();
+    assert_eq!(
+        roles,
+        [Role::User, Role::Assistant, Role::Tool, Role::Assistant]
+    );
+    assert_eq!(stored.messages()[3].content, "Refunded order 42.");
+}

@@ -161,27 +161,19 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         *self.transcript.lock().unwrap_or_else(|p| p.into_inner()) = conversation;
     }
 
-    /// The output of the first transfer among `assistant`'s calls whose answer came back
-    /// unrefused: the receiving agent's output (or a substitute standing in for it) as it passed
-    /// this run's after-tool chain, read like a final answer. `None`: every transfer was denied,
-    /// failed or withheld,
-    /// and the conversation goes on here.
-    fn handed_off(
-        &self,
-        assistant: &Message,
-        answers: &[Message],
-    ) -> Option<Result<OUT, AgentError>>
-    where
-        OUT: serde::de::DeserializeOwned,
-    {
-        let (_, answer) = assistant
+    /// The answer of the first transfer among `assistant`'s calls that came back unrefused: the
+    /// receiving agent's output (or a substitute standing in for it) as it passed this run's
+    /// after-tool chain, to be read like a final answer. `None`: every transfer was denied,
+    /// failed or withheld, and the conversation goes on here.
+    fn handed_off<'a>(&self, assistant: &Message, answers: &'a [Message]) -> Option<&'a str> {
+        assistant
             .tool_calls
             .iter()
             .zip(answers)
             .find(|(call, answer)| {
                 self.core.handoffs.contains(&call.name.as_str()) && !answer.is_error
-            })?;
-        Some(self.core.output.parse(answer.content.clone()))
+            })
+            .map(|(_, answer)| answer.content.as_str())
     }
 
     /// Store a turn's messages (built only when the run remembers), with whatever the run
@@ -618,14 +610,20 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             let answers = self
                 .dispatch_all(skill, allowed, &assistant.tool_calls)
                 .await?;
+            // A handoff's output is the run's answer: remembered as the assistant's last word.
+            let handed_off = match hands_off {
+                true => self.handed_off(&assistant, &answers),
+                false => None,
+            };
             self.remember(|| {
                 let mut turn = vec![assistant.clone()];
                 turn.extend(answers.iter().cloned());
+                turn.extend(handed_off.map(|output| Message::assistant(output, Vec::new())));
                 turn
             })
             .await?;
-            if hands_off && let Some(output) = self.handed_off(&assistant, &answers) {
-                return output;
+            if let Some(output) = handed_off {
+                return self.core.output.parse(output.to_string());
             }
             request.messages.push(assistant);
             request.messages.extend(answers);
