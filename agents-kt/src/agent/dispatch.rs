@@ -98,7 +98,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             let outcome = ToolOutcome::too_large(&call.name, call.arguments.len(), limit);
             return Ok(self.reject(call, outcome));
         }
-        let tool_ctx = self.tool_context(&call.id);
+        let tool_ctx = self.tool_context(&call.id, tool.runs_agent());
         let listened = self.reports_tool_calls();
         let report = Report {
             args: listened,
@@ -127,7 +127,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         let span = super::trace::execute_tool(T::NAME, &call_id, self.client());
         async {
             self.spend(BudgetTracker::begin_tool_call)?;
-            let tool_ctx = self.tool_context(&call_id);
+            let tool_ctx = self.tool_context(&call_id, T::RUNS_AGENT);
             let report = self.reports_tool_calls();
             let listened = Report {
                 args: report,
@@ -162,7 +162,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         let span = super::trace::execute_tool(name, &call_id, self.client());
         async {
             self.spend(BudgetTracker::begin_tool_call)?;
-            let tool_ctx = self.tool_context(&call_id);
+            let tool_ctx = self.tool_context(&call_id, tool.runs_agent());
             let setup = self.call_setup(
                 &tool_ctx,
                 tool.name(),
@@ -221,19 +221,24 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             || self.core.hub.is_observed()
     }
 
-    fn tool_context(self: &Arc<Self>, call_id: &str) -> ToolContext {
+    /// The context of one call; a tool that runs an agent also gets this run, for its
+    /// sub-agent to link to (other tools never read it, so their calls do not carry it).
+    fn tool_context(self: &Arc<Self>, call_id: &str, runs_agent: bool) -> ToolContext {
         let events = if self.is_session() {
             Some(Arc::clone(self) as Arc<dyn ToolEvents>)
         } else {
             self.progress_listener()
         };
-        ToolContext::new(
+        let context = ToolContext::new(
             call_id.to_string(),
             Arc::clone(&self.shared_ids().session_id),
             Arc::clone(&self.shared_ids().run_id),
             events,
-        )
-        .with_parent(Arc::clone(self) as Arc<dyn super::ParentRun>)
+        );
+        match runs_agent {
+            true => context.with_parent(Arc::clone(self) as Arc<dyn super::ParentRun>),
+            false => context,
+        }
     }
 
     /// Refuse a call before any interceptor sees it, telling the caller why.

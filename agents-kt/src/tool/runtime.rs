@@ -613,6 +613,8 @@ pub(crate) trait ErasedTool: Send + Sync {
     ) -> BoxFuture<'a, CallRecord<JsonOutput>>;
     /// For code skills calling the tool with typed arguments.
     fn as_any(&self) -> &dyn Any;
+    /// Whether the tool runs an agent ([`Tool::RUNS_AGENT`]).
+    fn runs_agent(&self) -> bool;
 }
 
 impl<T: Tool> ErasedTool for ToolRuntime<T> {
@@ -651,6 +653,10 @@ impl<T: Tool> ErasedTool for ToolRuntime<T> {
 
     fn as_any(&self) -> &dyn Any {
         self
+    }
+
+    fn runs_agent(&self) -> bool {
+        T::RUNS_AGENT
     }
 }
 
