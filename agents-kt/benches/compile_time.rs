@@ -184,6 +184,23 @@ fn expanded_lines(root: &Path, package: &str) -> usize {
         .count()
 }
 
+/// Lines of LLVM IR generated for `package` (`cargo llvm-lines`, when installed: `scripts/bench.sh`
+/// installs it into the cache), the count of what codegen has to compile.
+fn llvm_lines(root: &Path, package: &str) -> Option<u64> {
+    let output = cargo(root, &["llvm-lines", "-p", package, "--lib"])
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    if !output.status.success() {
+        return None;
+    }
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .find(|line| line.contains("(TOTAL)"))
+        .and_then(|line| line.split_whitespace().next())
+        .and_then(|total| total.parse().ok())
+}
+
 fn median(mut times: Vec<Duration>) -> Duration {
     times.sort();
     times[times.len() / 2]
@@ -214,6 +231,20 @@ fn main() {
     let rmcp_cold = cold_build(&root, "with-rmcp");
     let ours_lines = expanded_lines(&root, "with-agents-kt");
     let rmcp_lines = expanded_lines(&root, "with-rmcp");
+    eprintln!("LLVM IR lines (cargo llvm-lines, when installed)…");
+    let ours_ir = llvm_lines(&root, "with-agents-kt");
+    let rmcp_ir = llvm_lines(&root, "with-rmcp");
+    // For scripts/bench.sh's table.
+    let result = format!(
+        "{{\"tools\": {TOOLS}, \"rounds\": {ROUNDS}, \"ours_s\": {:.3}, \"rmcp_s\": {:.3}, \"ours_cold_s\": {:.3}, \"rmcp_cold_s\": {:.3}, \"ours_expanded\": {ours_lines}, \"rmcp_expanded\": {rmcp_lines}, \"ours_ir\": {}, \"rmcp_ir\": {}}}\n",
+        ours.as_secs_f64(),
+        rmcp.as_secs_f64(),
+        ours_cold.as_secs_f64(),
+        rmcp_cold.as_secs_f64(),
+        ours_ir.map_or("null".to_string(), |n| n.to_string()),
+        rmcp_ir.map_or("null".to_string(), |n| n.to_string()),
+    );
+    write(&root.join("result.json"), &result);
     println!("compile_time/{TOOLS} tools, dev build of the crate alone, median of {ROUNDS}:");
     println!(
         "  rmcp #[tool]/#[tool_router] (baseline): {:.2} s",
@@ -244,4 +275,13 @@ fn main() {
     println!("  rmcp:      {rmcp_lines}");
     println!("  agents-kt: {ours_lines}");
     println!("  ratio: {:.2}×", ours_lines as f64 / rmcp_lines as f64);
+    if let (Some(ours_ir), Some(rmcp_ir)) = (ours_ir, rmcp_ir) {
+        println!("compile_time/LLVM IR lines (cargo llvm-lines):");
+        println!("  rmcp:      {rmcp_ir}");
+        println!("  agents-kt: {ours_ir}");
+        println!(
+            "  ratio: {:.2}× (target ≤ 1.00×)",
+            ours_ir as f64 / rmcp_ir as f64
+        );
+    }
 }

@@ -193,7 +193,7 @@ impl<T: crate::Tool> TypedCall<T> {
         crate::tool::runtime::CallSetup {
             tool_ctx: ctx,
             intercept: crate::InterceptContext::detached(&self.ids, &self.extensions),
-            interceptor_timeout: timeout,
+            guard: crate::chain::GuardOptions::new(timeout),
             tool_timeout: Some(timeout),
             report,
             approvals: None,

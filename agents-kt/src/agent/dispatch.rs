@@ -197,7 +197,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         CallSetup {
             tool_ctx,
             intercept: self.intercept_context(None, Some((tool, call_id))),
-            interceptor_timeout: self.interceptor_timeout(),
+            guard: self.guard_options(),
             tool_timeout: Some(self.tool_timeout()),
             report,
             approvals: self.approvals(),

@@ -387,7 +387,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
             &core.any_tool_gates,
             arguments.clone(),
             &ctx,
-            core.budget.interceptor_timeout,
+            trace::guard_options(core.budget.interceptor_timeout),
         )
         .await;
         if !outcome.decisions.is_empty() {
@@ -545,7 +545,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
             &inner.skill_gates,
             requested.clone(),
             &ctx,
-            run.interceptor_timeout(),
+            run.guard_options(),
         )
         .await;
         if !outcome.decisions.is_empty() {

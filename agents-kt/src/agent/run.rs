@@ -330,8 +330,8 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         self.core.budget.max_tool_args_bytes
     }
 
-    pub(crate) fn interceptor_timeout(&self) -> std::time::Duration {
-        self.core.budget.interceptor_timeout
+    pub(crate) fn guard_options(&self) -> crate::chain::GuardOptions {
+        super::trace::guard_options(self.core.budget.interceptor_timeout)
     }
 
     /// Keep a turn substitute taken inside a code skill; it is the run's output.
@@ -362,7 +362,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                 &self.core.turn_gates,
                 std::mem::take(&mut request.messages),
                 &ctx,
-                self.interceptor_timeout(),
+                self.guard_options(),
             )
             .await;
             request.messages = outcome.value;

@@ -136,6 +136,12 @@ pub(crate) fn decision(decision: &InterceptorDecision) {
     );
 }
 
+/// How the agent's guards run: `timeout` for each interceptor and gate, and every gate's `Allow`
+/// recorded in the trace.
+pub(crate) fn guard_options(timeout: std::time::Duration) -> crate::chain::GuardOptions {
+    crate::chain::GuardOptions::new(timeout).on_gate_allow(gate_allowed)
+}
+
 /// A gate's `Allow`, which no observer hears of (it is not a decision): only the trace records
 /// it, so a backend shows which gates passed a call. Called by the chain runner, inside the span
 /// of the point being guarded; costs a check of the subscriber's interest when nobody listens.

@@ -143,13 +143,20 @@ impl<T, R> Clone for Link<T, R> {
     }
 }
 
-/// How a chain is run: which stage it is, and how long an undecided interceptor may take.
+/// Told of a link that proceeded (its index and name): a `Proceed` is not a decision and is not
+/// recorded, but a gate's `Allow` is a verdict a trace may want to show.
+pub type AllowReport = fn(index: usize, name: Option<&str>);
+
+/// How a chain is run: which stage it is, how long an undecided interceptor may take, and whom
+/// to tell of a `Proceed`.
 #[derive(Debug, Clone, Copy)]
 pub struct ChainOptions {
     /// Interceptors or gates.
     pub stage: DecisionStage,
     /// An interceptor whose future has not decided by then denies (`None`: no limit).
     pub timeout: Option<Duration>,
+    /// Called for every link that proceeds (`None`: nobody is told).
+    pub on_allow: Option<AllowReport>,
 }
 
 impl Default for ChainOptions {
@@ -157,7 +164,49 @@ impl Default for ChainOptions {
         ChainOptions {
             stage: DecisionStage::Interceptor,
             timeout: None,
+            on_allow: None,
         }
+    }
+}
+
+/// How [`guard`] runs: how long an undecided interceptor or gate may take, and whom to tell of a
+/// gate's `Allow`. A [`Duration`] converts into options with that timeout and no report.
+///
+/// ```
+/// use std::time::Duration;
+/// use agents_kt::chain::GuardOptions;
+/// fn traced(index: usize, name: Option<&str>) { println!("gate {index} {name:?} allowed"); }
+/// let options = GuardOptions::new(Duration::from_secs(60)).on_gate_allow(traced);
+/// assert_eq!(options.timeout, Duration::from_secs(60));
+/// ```
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct GuardOptions {
+    /// An interceptor or gate that has not decided by then denies.
+    pub timeout: Duration,
+    /// Called for every gate that allows.
+    pub gate_allowed: Option<AllowReport>,
+}
+
+impl GuardOptions {
+    /// `timeout` for each interceptor and gate; no report of allows.
+    pub fn new(timeout: Duration) -> Self {
+        GuardOptions {
+            timeout,
+            gate_allowed: None,
+        }
+    }
+
+    /// Tell `report` of every gate that allows.
+    pub fn on_gate_allow(mut self, report: AllowReport) -> Self {
+        self.gate_allowed = Some(report);
+        self
+    }
+}
+
+impl From<Duration> for GuardOptions {
+    fn from(timeout: Duration) -> Self {
+        GuardOptions::new(timeout)
     }
 }
 
@@ -204,7 +253,7 @@ where
     T: Send + 'a,
     R: Send + 'a,
 {
-    let mut chain = Running::new(value, options.stage);
+    let mut chain = Running::new(value, options.stage, options.on_allow);
     let Some(Waiting { index, pending }) = links.ask_ready(0, &mut chain, ctx) else {
         return ChainRun::now(chain.finish());
     };
@@ -296,6 +345,17 @@ impl<'a, T, R> ChainRun<'a, T, R> {
             state: RunState::Later(future),
         }
     }
+
+    /// The outcome when every interceptor and gate answered at once; otherwise the run itself,
+    /// to be awaited. Lets a caller decide synchronously what a synchronous chain decided,
+    /// without a future around it.
+    #[inline]
+    pub(crate) fn ready(self) -> Result<ChainOutcome<T, R>, Self> {
+        match self.state {
+            RunState::Now(Some(outcome)) => Ok(outcome),
+            state => Err(ChainRun { state }),
+        }
+    }
 }
 
 // Nothing inside is ever pinned in place: the outcome is only moved out.
@@ -343,7 +403,7 @@ pub fn guard<'a, T, R, C, G>(
     gates: G,
     value: T,
     ctx: &'a InterceptContext<'a>,
-    timeout: Duration,
+    options: impl Into<GuardOptions>,
 ) -> ChainRun<'a, T, R>
 where
     C: Links<'a, T, R>,
@@ -359,12 +419,18 @@ where
             decisions: Vec::new(),
         });
     }
+    let GuardOptions {
+        timeout,
+        gate_allowed,
+    } = options.into();
     let options = ChainOptions {
         stage: DecisionStage::Interceptor,
         timeout: Some(timeout),
+        on_allow: None,
     };
     let gate_options = ChainOptions {
         stage: DecisionStage::Gate,
+        on_allow: gate_allowed,
         ..options
     };
     match run_chain(chain, value, ctx, options).state {
@@ -437,15 +503,17 @@ pub struct Running<T, R> {
     effect: Effect<R>,
     decisions: Vec<ChainDecision>,
     stage: DecisionStage,
+    on_allow: Option<AllowReport>,
 }
 
 impl<T, R> Running<T, R> {
-    fn new(value: T, stage: DecisionStage) -> Self {
+    fn new(value: T, stage: DecisionStage, on_allow: Option<AllowReport>) -> Self {
         Running {
             value,
             effect: Effect::Proceed,
             decisions: Vec::new(),
             stage,
+            on_allow,
         }
     }
 
@@ -480,11 +548,12 @@ impl<T, R> Running<T, R> {
         }
     }
 
-    /// A `Proceed`: nothing to record, but a gate's `Allow` is a verdict the trace shows.
+    /// A `Proceed`: nothing to record, but whoever asked is told (a trace shows a gate's
+    /// `Allow`).
     #[inline(always)]
     fn allowed(&self, index: usize, name: Option<&str>) {
-        if self.stage == DecisionStage::Gate {
-            crate::agent::trace::gate_allowed(index, name);
+        if let Some(report) = self.on_allow {
+            report(index, name);
         }
     }
 

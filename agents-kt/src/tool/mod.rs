@@ -1,6 +1,7 @@
 //! Tools: the [`Tool`] trait, the context a tool runs in, and how a tool call is dispatched
 //! through its interceptor chain.
 
+mod call_future;
 pub(crate) mod context;
 mod dynamic;
 pub(crate) mod runtime;

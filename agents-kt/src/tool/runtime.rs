@@ -5,12 +5,12 @@ use std::any::Any;
 use std::borrow::Cow;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::pin::{Pin, pin};
-use std::task::Poll;
 use std::time::Duration;
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
+
+use super::call_future::{Body, CallFuture};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -18,7 +18,7 @@ use super::static_chain::BoxedChain;
 use super::view::Viewed;
 use super::{Tool, ToolContext};
 use crate::approval::{ApprovalScope, RunApprovals};
-use crate::chain::{ChainDecision, ChainOutcome, Effect, Link};
+use crate::chain::{ChainDecision, ChainOutcome, Effect, GuardOptions, Link};
 use crate::journal::Journal;
 use crate::{DecisionKind, InterceptContext, ToolSpec};
 use std::sync::Arc;
@@ -110,8 +110,9 @@ pub(crate) struct Report {
 pub(crate) struct CallSetup<'a> {
     pub tool_ctx: &'a ToolContext,
     pub intercept: InterceptContext<'a>,
-    /// How long an undecided interceptor or gate may take.
-    pub interceptor_timeout: Duration,
+    /// How the guard runs: how long an undecided interceptor or gate may take, and whom to tell
+    /// of a gate's `Allow`.
+    pub guard: GuardOptions,
     /// How long the tool body may take (`None`: no limit).
     pub tool_timeout: Option<Duration>,
     pub report: Report,
@@ -276,85 +277,179 @@ impl<T: Tool> ToolRuntime<T> {
     /// pass its output through the after-tool chain. `raw` is the caller's own JSON for the
     /// arguments (unknown fields kept), shown to dynamic interceptors and gates; without it they
     /// see `args` serialized.
-    pub(crate) async fn call(
-        &self,
+    ///
+    /// Pay for what is used: a synchronous guard is decided before the returned future exists,
+    /// so the future holds only the tool's body and what finishing the call needs; whatever may
+    /// wait (an asynchronous interceptor, an approval, a journaled or sub-agent execution, an
+    /// asynchronous after-tool interceptor) is boxed on its own and costs nothing to calls that
+    /// do not take it.
+    #[inline]
+    pub(crate) fn call<'a>(
+        &'a self,
         args: T::Args,
         raw: Option<Value>,
-        setup: &CallSetup<'_>,
-    ) -> CallRecord<T::Output> {
+        setup: &'a CallSetup<'a>,
+    ) -> impl Future<Output = CallRecord<T::Output>> + Send + 'a {
         let chains = &self.chains;
         let json = chains.json_args.then(|| raw.unwrap_or_else(|| json(&args)));
         let value = Viewed::new(args, json);
-        let outcome = match setup.approvals {
+        let start = match setup.approvals {
+            // A call that may wait for a human.
+            Some(approvals) => Start::Guarding(Box::pin(self.guarded(value, approvals, setup))),
             None => {
-                self.statics
+                let guard = self
+                    .statics
                     .0
-                    .before(chains, value, &setup.intercept, setup.interceptor_timeout)
-                    .await
+                    .before(chains, value, &setup.intercept, setup.guard);
+                match guard.ready() {
+                    Ok(outcome) => Start::Judged(self.judged(outcome, setup)),
+                    Err(later) => Start::Guarding(Box::pin(later)),
+                }
             }
-            // Boxed: a call that may wait for a human does not make every call's future larger.
-            Some(approvals) => Box::pin(self.guarded(value, approvals, setup)).await,
         };
-        let Viewed { typed: args, json } = outcome.value;
+        let judged = match start {
+            Start::Judged(judged) => judged,
+            Start::Guarding(outcome) => {
+                return CallFuture::Waiting {
+                    future: Box::pin(async move {
+                        let judged = self.judged(outcome.await, setup);
+                        self.complete(judged, setup).await
+                    }),
+                };
+            }
+        };
+        match judged {
+            Judged::Done(record) => CallFuture::Decided {
+                record: Some(record),
+            },
+            Judged::Run(args, parts) if !T::RUNS_AGENT && setup.journaled.is_none() => {
+                CallFuture::Running {
+                    body: Body::new(self.tool.call(args, setup.tool_ctx), setup.tool_timeout),
+                    parts: Some(parts),
+                    runtime: self,
+                    setup,
+                    after: None,
+                }
+            }
+            Judged::Produced(output, parts) => match self.finished(Ok(output), parts) {
+                Ok(record) => CallFuture::Decided {
+                    record: Some(record),
+                },
+                Err((output, parts)) => CallFuture::Waiting {
+                    future: Box::pin(self.after(output, parts, setup)),
+                },
+            },
+            judged => CallFuture::Waiting {
+                future: Box::pin(self.complete(judged, setup)),
+            },
+        }
+    }
+
+    /// A call on its slow path, once its guard decided: the body run where it is not simply run
+    /// (a sub-agent, a journaled step), then the after-tool chain.
+    async fn complete(&self, judged: Judged<T>, setup: &CallSetup<'_>) -> CallRecord<T::Output> {
+        let (result, parts) = match judged {
+            Judged::Done(record) => return record,
+            Judged::Produced(output, parts) => (Ok(output), parts),
+            Judged::Run(args, parts) => (self.execute(args, setup).await, parts),
+        };
+        match self.finished(result, parts) {
+            Ok(record) => record,
+            Err((output, parts)) => self.after(output, parts, setup).await,
+        }
+    }
+
+    /// What the guard's `outcome` means for the call: denied (done), substituted (an output to
+    /// finish), or the body to run — with the arguments as JSON when someone will read them.
+    #[inline]
+    fn judged(
+        &self,
+        outcome: ChainOutcome<Viewed<T::Args>, T::Output>,
+        setup: &CallSetup<'_>,
+    ) -> Judged<T> {
+        let ChainOutcome {
+            value: Viewed { typed: args, json },
+            effect,
+            decisions,
+        } = outcome;
         // Serialized before the tool consumes them, and only when someone will read them: this
         // replaces a clone on every call.
-        let args_json = if setup.report.args || chains.json_output {
+        let args_json = if setup.report.args || self.chains.json_output {
             json.unwrap_or_else(|| self::json(&args))
         } else {
             Value::Null
         };
-        let (output, substituted, effect) = match outcome.effect {
+        let (effect, kind) = match effect {
             Effect::Deny(reason) => {
-                return CallRecord {
-                    args: args_json,
-                    result: CallResult::Denied { reason },
-                    before: outcome.decisions,
-                    after: Vec::new(),
-                    effect: DecisionKind::Deny,
-                };
+                let parts = Parts::new(args_json, decisions, DecisionKind::Deny, false);
+                return Judged::Done(parts.ended(CallResult::Denied { reason }, Vec::new()));
             }
-            Effect::Substitute(output) => {
-                setup.tool_ctx.started(self.name, &args_json);
-                (output, true, DecisionKind::Substitute)
-            }
-            effect @ (Effect::Proceed | Effect::ProceedWith) => {
-                setup.tool_ctx.started(self.name, &args_json);
-                let kind = if matches!(effect, Effect::Proceed) {
-                    DecisionKind::Proceed
-                } else {
-                    DecisionKind::ProceedWith
-                };
-                match self.execute(args, setup).await {
-                    Ok(output) => (output, false, kind),
-                    Err(failure) => {
-                        return CallRecord {
-                            args: args_json,
-                            result: CallResult::Failed { failure },
-                            before: outcome.decisions,
-                            after: Vec::new(),
-                            effect: kind,
-                        };
-                    }
-                }
-            }
+            Effect::Substitute(output) => (Some(output), DecisionKind::Substitute),
+            Effect::Proceed => (None, DecisionKind::Proceed),
+            Effect::ProceedWith => (None, DecisionKind::ProceedWith),
         };
-        let (result, after) = if self.chains.after.is_empty() && !self.statics.0.has_after() {
-            // No after-tool chain: no future to build for it.
-            let result = CallResult::Completed {
+        setup.tool_ctx.started(self.name, &args_json);
+        match effect {
+            Some(output) => Judged::Produced(output, Parts::new(args_json, decisions, kind, true)),
+            None => Judged::Run(args, Parts::new(args_json, decisions, kind, false)),
+        }
+    }
+
+    /// The call's record once the body ran (or a substitute stood in for it), when nothing
+    /// more is to be asked: a failure, or an output and no after-tool chain. Otherwise the output
+    /// goes on to [`Self::after`].
+    #[inline]
+    pub(super) fn finished(
+        &self,
+        result: Result<T::Output, ToolFailure>,
+        parts: Parts,
+    ) -> Result<CallRecord<T::Output>, (T::Output, Parts)> {
+        match result {
+            Err(failure) => Ok(parts.ended(CallResult::Failed { failure }, Vec::new())),
+            Ok(output) if self.chains.after.is_empty() && !self.statics.0.has_after() => {
+                let substituted = parts.substituted;
+                let result = CallResult::Completed {
+                    output,
+                    substituted,
+                };
+                Ok(parts.ended(result, Vec::new()))
+            }
+            Ok(output) => Err((output, parts)),
+        }
+    }
+
+    /// The after-tool chain over a produced output: kept, replaced, or withheld.
+    pub(super) async fn after(
+        &self,
+        output: T::Output,
+        parts: Parts,
+        setup: &CallSetup<'_>,
+    ) -> CallRecord<T::Output> {
+        let substituted = parts.substituted;
+        let chains = &self.chains;
+        let json = chains.json_output.then(|| json(&output));
+        // The after-tool links see the arguments the call ran with.
+        let intercept = InterceptContext {
+            args: Some(&parts.args_json),
+            ..setup.intercept
+        };
+        let outcome = self
+            .statics
+            .0
+            .after(chains, Viewed::new(output, json), &intercept, setup.guard)
+            .await;
+        let result = match outcome.effect {
+            Effect::Deny(reason) => CallResult::Withheld { reason },
+            Effect::Substitute(output) => CallResult::Completed {
                 output,
                 substituted,
-            };
-            (result, Vec::new())
-        } else {
-            self.after(output, substituted, &args_json, setup).await
+            },
+            Effect::Proceed | Effect::ProceedWith => CallResult::Completed {
+                output: outcome.value.typed,
+                substituted,
+            },
         };
-        CallRecord {
-            args: args_json,
-            result,
-            before: outcome.decisions,
-            after,
-            effect,
-        }
+        parts.ended(result, outcome.decisions)
     }
 
     /// The before-tool guard (interceptors, then gates) in a run with approvals: again on an
@@ -366,7 +461,7 @@ impl<T: Tool> ToolRuntime<T> {
         approvals: &Arc<RunApprovals>,
         setup: &CallSetup<'_>,
     ) -> ChainOutcome<Viewed<T::Args>, T::Output> {
-        let timeout = setup.interceptor_timeout;
+        let timeout = setup.guard;
         let scope = ApprovalScope::new(Arc::clone(approvals), self.name);
         let intercept = InterceptContext {
             approvals: Some(&scope),
@@ -412,80 +507,32 @@ impl<T: Tool> ToolRuntime<T> {
         }
     }
 
-    /// The after-tool chain over a produced output: kept, replaced, or withheld.
-    async fn after(
-        &self,
-        output: T::Output,
-        substituted: bool,
-        args_json: &Value,
-        setup: &CallSetup<'_>,
-    ) -> (CallResult<T::Output>, Vec<ChainDecision>) {
-        let chains = &self.chains;
-        let json = chains.json_output.then(|| json(&output));
-        let intercept = InterceptContext {
-            args: Some(args_json),
-            ..setup.intercept
-        };
-        let outcome = self
-            .statics
-            .0
-            .after(
-                chains,
-                Viewed::new(output, json),
-                &intercept,
-                setup.interceptor_timeout,
-            )
-            .await;
-        let result = match outcome.effect {
-            Effect::Deny(reason) => CallResult::Withheld { reason },
-            Effect::Substitute(output) => CallResult::Completed {
-                output,
-                substituted,
-            },
-            Effect::Proceed | Effect::ProceedWith => CallResult::Completed {
-                output: outcome.value.typed,
-                substituted,
-            },
-        };
-        (result, outcome.decisions)
-    }
-
-    /// The tool body — or, in a journaled run, its recorded result: the body runs only the
-    /// first time, and a replay reads back its output or its failure.
+    /// The tool body where it is not simply run: a sub-agent's run, or — in a journaled run —
+    /// its recorded result (the body runs only the first time, and a replay reads back its
+    /// output or its failure).
+    ///
+    /// A tool that runs an agent has no per-tool timeout (the sub-agent's `max_duration` bounds
+    /// it), and in a journaled run the sub-agent's steps are recorded inside this call's step
+    /// rather than its result as one step — so a crash while the sub-agent waits resumes there.
     async fn execute(
         &self,
         args: T::Args,
         setup: &CallSetup<'_>,
     ) -> Result<T::Output, ToolFailure> {
-        if T::RUNS_AGENT {
-            // A sub-agent's run is bounded by its own budget, and journals its own steps.
-            return Box::pin(self.run_agent(args, setup)).await;
-        }
-        match &setup.journaled {
-            None => run_body(&*self.tool, args, setup.tool_ctx, setup.tool_timeout).await,
-            // Boxed, so the common call's future does not carry the journaled one's state.
-            Some(journaled) => Box::pin(self.execute_journaled(args, setup, journaled)).await,
-        }
-    }
-
-    /// A tool that runs an agent: no per-tool timeout (the sub-agent's `max_duration` bounds
-    /// it), and in a journaled run the sub-agent's steps are recorded inside this call's step
-    /// rather than its result as one step — so a crash while the sub-agent waits resumes there.
-    async fn run_agent(
-        &self,
-        args: T::Args,
-        setup: &CallSetup<'_>,
-    ) -> Result<T::Output, ToolFailure> {
-        match &setup.journaled {
-            None => run_body(&*self.tool, args, setup.tool_ctx, None).await,
-            Some(journaled) => {
-                let ctx = setup
+        let scoped;
+        let (ctx, timeout) = match &setup.journaled {
+            Some(journaled) if T::RUNS_AGENT => {
+                scoped = setup
                     .tool_ctx
                     .clone()
                     .with_journal_scope(Arc::clone(journaled.journal), journaled.step.clone());
-                run_body(&*self.tool, args, &ctx, None).await
+                (&scoped, None)
             }
-        }
+            Some(journaled) => return self.execute_journaled(args, setup, journaled).await,
+            None if T::RUNS_AGENT => (setup.tool_ctx, None),
+            None => (setup.tool_ctx, setup.tool_timeout),
+        };
+        Body::new(self.tool.call(args, ctx), timeout).await
     }
 
     /// The execution as a journaled step.
@@ -504,7 +551,7 @@ impl<T: Tool> ToolRuntime<T> {
                 step.clone(),
             );
             Box::pin(async move {
-                let value = match run_body(&*tool, args, &ctx, timeout).await {
+                let value = match Body::new(tool.call(args, &ctx), timeout).await {
                     Ok(output) => match serde_json::to_value(&output) {
                         Ok(output) => serde_json::json!({ "output": output }),
                         Err(error) => serde_json::json!({ "failure": ToolFailure::Error(format!(
@@ -541,63 +588,56 @@ impl<T: Tool> ToolRuntime<T> {
     }
 }
 
-/// The tool body, with panics caught and the per-tool timeout applied. Interceptors are timed
-/// separately (`Budget::interceptor_timeout`).
-///
-/// The timeout is wall time from the body's start, so work done before its first `.await`
-/// counts: a body that returns after its deadline is a timeout, and its result is dropped. One
-/// hand-written poll loop rather than nested combinators keeps both the future and the code
-/// generated for each tool small; the timer is armed (boxed) only when the body does not finish
-/// on its first poll. The start is read from the coarse monotonic clock (a memory read, where
-/// the precise one is a slow call on virtual machines), so the deadline of an inline body is
-/// judged to within the clock's tick (a few milliseconds).
-async fn run_body<T: Tool>(
-    tool: &T,
-    args: T::Args,
-    ctx: &ToolContext,
-    timeout: Option<Duration>,
-) -> Result<T::Output, ToolFailure> {
-    let started = timeout.map(|limit| (coarsetime::Instant::now_without_cache_update(), limit));
-    let mut body = pin!(tool.call(args, ctx));
-    let mut timer: Option<Pin<Box<tokio::time::Sleep>>> = None;
-    std::future::poll_fn(|cx| {
-        match catch_unwind(AssertUnwindSafe(|| body.as_mut().poll(cx))) {
-            Ok(Poll::Ready(result)) => {
-                if let Some((start, limit)) = started
-                    && since(start) > limit
-                {
-                    // It finished, but late: an inline body no timer could interrupt.
-                    return Poll::Ready(Err(ToolFailure::TimedOut(limit)));
-                }
-                return Poll::Ready(result.map_err(|error| ToolFailure::Error(error.to_string())));
-            }
-            Ok(Poll::Pending) => {}
-            // A panicking tool fails its call, not the agent.
-            Err(payload) => {
-                return Poll::Ready(Err(ToolFailure::Panicked(crate::chain::panic_message(
-                    payload.as_ref(),
-                ))));
-            }
-        }
-        let Some((start, limit)) = started else {
-            return Poll::Pending;
-        };
-        let timer = timer.get_or_insert_with(|| {
-            Box::pin(tokio::time::sleep(limit.saturating_sub(since(start))))
-        });
-        timer
-            .as_mut()
-            .poll(cx)
-            .map(|()| Err(ToolFailure::TimedOut(limit)))
-    })
-    .await
+/// How a call starts: its guard already decided (the common, synchronous case), or still
+/// deciding in a boxed future.
+enum Start<'a, T: Tool> {
+    Judged(Judged<T>),
+    Guarding(BoxFuture<'a, ChainOutcome<Viewed<T::Args>, T::Output>>),
 }
 
-/// Time since `start`, on the coarse clock.
-fn since(start: coarsetime::Instant) -> Duration {
-    coarsetime::Instant::now_without_cache_update()
-        .duration_since(start)
-        .into()
+/// What the guard decided, in the terms of the call.
+enum Judged<T: Tool> {
+    /// Denied: the record is final.
+    Done(CallRecord<T::Output>),
+    /// Substituted: this output stands in for the tool's.
+    Produced(T::Output, Parts),
+    /// Allowed: run the body with these arguments.
+    Run(T::Args, Parts),
+}
+
+/// What a call's record keeps from its guard while the tool runs.
+pub(crate) struct Parts {
+    args_json: Value,
+    decisions: Vec<ChainDecision>,
+    effect: DecisionKind,
+    substituted: bool,
+}
+
+impl Parts {
+    fn new(
+        args_json: Value,
+        decisions: Vec<ChainDecision>,
+        effect: DecisionKind,
+        substituted: bool,
+    ) -> Self {
+        Parts {
+            args_json,
+            decisions,
+            effect,
+            substituted,
+        }
+    }
+
+    /// The finished record.
+    fn ended<O>(self, result: CallResult<O>, after: Vec<ChainDecision>) -> CallRecord<O> {
+        CallRecord {
+            args: self.args_json,
+            result,
+            before: self.decisions,
+            after,
+            effect: self.effect,
+        }
+    }
 }
 
 /// A tool with its types erased, as the agent loop and the MCP server hold it.

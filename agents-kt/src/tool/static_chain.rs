@@ -6,12 +6,11 @@
 
 use std::marker::PhantomData;
 use std::sync::Arc;
-use std::time::Duration;
 
 use super::Tool;
 use super::runtime::ToolChains;
 use super::view::{TypedLink, Viewed};
-use crate::chain::{ChainRun, Joined, Links, RenameLast, StaticLink, Then, guard};
+use crate::chain::{ChainRun, GuardOptions, Joined, Links, RenameLast, StaticLink, Then, guard};
 use crate::gate::GateInChain;
 use crate::interceptor::name_of;
 use crate::{InterceptContext, IntoGate, IntoInterceptor};
@@ -215,7 +214,7 @@ pub(crate) trait ChainGuard<T: Tool>: Send + Sync {
         dynamic: &'a ToolChains<T>,
         value: Viewed<T::Args>,
         ctx: &'a InterceptContext<'a>,
-        timeout: Duration,
+        options: GuardOptions,
     ) -> ChainRun<'a, Viewed<T::Args>, T::Output>;
 
     /// The after-tool interceptors.
@@ -224,7 +223,7 @@ pub(crate) trait ChainGuard<T: Tool>: Send + Sync {
         dynamic: &'a ToolChains<T>,
         value: Viewed<T::Output>,
         ctx: &'a InterceptContext<'a>,
-        timeout: Duration,
+        options: GuardOptions,
     ) -> ChainRun<'a, Viewed<T::Output>, T::Output>;
 
     /// Whether it holds after-tool interceptors of its own.
@@ -246,14 +245,14 @@ where
         dynamic: &'a ToolChains<T>,
         value: Viewed<T::Args>,
         ctx: &'a InterceptContext<'a>,
-        timeout: Duration,
+        options: GuardOptions,
     ) -> ChainRun<'a, Viewed<T::Args>, T::Output> {
         guard(
             Joined(&self.before, &dynamic.before),
             Joined(&self.gates, &dynamic.gates),
             value,
             ctx,
-            timeout,
+            options,
         )
     }
 
@@ -262,14 +261,14 @@ where
         dynamic: &'a ToolChains<T>,
         value: Viewed<T::Output>,
         ctx: &'a InterceptContext<'a>,
-        timeout: Duration,
+        options: GuardOptions,
     ) -> ChainRun<'a, Viewed<T::Output>, T::Output> {
         guard(
             Joined(&self.after, &dynamic.after),
             &(),
             value,
             ctx,
-            timeout,
+            options,
         )
     }
 

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Runs every measure of BENCHMARKS.md's current table, each against its baseline in the same run,
+# and prints that table (Markdown) to stdout and to target/bench-table.md: the criterion benches
+# (typed call, JSON dispatch, agent loop, OpenTelemetry, MCP, sub-agents), the compile-time bench
+# (200 tools against rmcp's macros, with LLVM IR lines from cargo-llvm-lines, installed into the
+# cache once) and the allocation tests. Takes about 25 minutes on the project's 2-core VM; run it
+# on an idle machine.
+# Usage: scripts/bench.sh            every measure
+#        BENCH_QUICK=1 scripts/bench.sh   shorter criterion runs (1 s warm-up, 3 s measurement)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cache="${AGENTS_KT_CACHE:-$HOME/.cache/agents-kt}"
+llvm_lines_version="0.4.48"
+if [ ! -x "$cache/llvm-lines/bin/cargo-llvm-lines" ]; then
+  echo "[bench.sh] installing cargo-llvm-lines $llvm_lines_version into $cache/llvm-lines" >&2
+  cargo install --quiet --locked cargo-llvm-lines --version "$llvm_lines_version" \
+    --root "$cache/llvm-lines"
+fi
+export PATH="$cache/llvm-lines/bin:$PATH"
+
+criterion=()
+if [ -n "${BENCH_QUICK:-}" ]; then
+  criterion=(--warm-up-time 1 --measurement-time 3)
+fi
+# Criterion keeps each bench's last estimate here; the table reads them back.
+rm -rf target/criterion
+run() {
+  echo "[bench.sh] cargo bench $*" >&2
+  cargo bench --quiet -p agents-kt "$@" -- "${criterion[@]}" >&2
+}
+run --bench interception
+run --bench otel --features otel
+run --bench agents
+run --bench mcp --features mcp
+echo "[bench.sh] compile time (several minutes)" >&2
+cargo bench --quiet -p agents-kt --bench compile_time >&2
+echo "[bench.sh] allocation tests" >&2
+allocations=passed
+cargo test --quiet -p agents-kt-tests --test chain_allocations --test loop_allocations >&2 \
+  || allocations=failed
+python3 scripts/bench_table.py --allocations "$allocations" | tee target/bench-table.md
