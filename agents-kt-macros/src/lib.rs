@@ -10,6 +10,7 @@
 
 mod ast;
 mod attr;
+mod enclosing;
 mod errors;
 mod expand;
 mod fallback;

@@ -21,6 +21,24 @@ pub(crate) fn free_function(
     errors: &mut Errors,
 ) -> Result<FnItem, TokenStream> {
     match syn::parse2::<FnItem>(item.clone()) {
+        Ok(function)
+            if function.sig.receiver().is_none()
+                && crate::enclosing::in_impl_block(
+                    &function.sig.ident.to_string(),
+                    function.sig.ident.span(),
+                ) =>
+        {
+            // What it would generate beside the function cannot live in an impl block: one
+            // error here, and the function left as it is.
+            errors.push(syn::Error::new(
+                function.sig.ident.span(),
+                format!(
+                    "#[{macro_name}] on an associated function of a plain impl block: put the block under `#[agent]`, which registers it with its agent, or move the function out of the impl"
+                ),
+            ));
+            let errors = errors.to_compile_errors();
+            Err(quote!(#function #errors))
+        }
         Ok(function) => Ok(function),
         Err(_) => {
             errors.push(not_a_function(&item, macro_name));
