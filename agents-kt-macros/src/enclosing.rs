@@ -103,7 +103,10 @@ fn is_impl_header(header: &str) -> bool {
                 None => return false,
             }
         } else if rest.starts_with("//") {
-            rest = rest.split_once('\n').map_or("", |(_, after)| after).trim_start();
+            rest = rest
+                .split_once('\n')
+                .map_or("", |(_, after)| after)
+                .trim_start();
         } else {
             break;
         }
@@ -139,7 +142,11 @@ fn skip_string(bytes: &[u8], mut at: usize, hashes: usize, line: &mut usize) -> 
     while at < bytes.len() {
         match bytes[at] {
             b'\\' if hashes == 0 => at += 2,
-            b'"' if bytes[at + 1..].iter().take(hashes).filter(|&&b| b == b'#').count()
+            b'"' if bytes[at + 1..]
+                .iter()
+                .take(hashes)
+                .filter(|&&b| b == b'#')
+                .count()
                 == hashes =>
             {
                 return at + 1 + hashes;
@@ -155,7 +162,8 @@ fn skip_string(bytes: &[u8], mut at: usize, hashes: usize, line: &mut usize) -> 
 }
 
 fn is_raw_string_start(bytes: &[u8], at: usize) -> bool {
-    let previous_is_ident = at > 0 && (bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_');
+    let previous_is_ident =
+        at > 0 && (bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_');
     let hashes = bytes[at + 1..].iter().take_while(|&&b| b == b'#').count();
     !previous_is_ident && bytes.get(at + 1 + hashes) == Some(&b'"')
 }
@@ -171,9 +179,7 @@ fn skip_char_or_lifetime(bytes: &[u8], at: usize) -> usize {
         return end + 1;
     }
     // One character (of any UTF-8 length) and a closing quote: a character literal.
-    let width = bytes
-        .get(at + 1)
-        .map_or(1, |&first| utf8_width(first));
+    let width = bytes.get(at + 1).map_or(1, |&first| utf8_width(first));
     if bytes.get(at + 1 + width) == Some(&b'\'') {
         return at + 2 + width;
     }

@@ -89,6 +89,70 @@ pub trait ArgumentsOf<T: crate::Tool> {
     fn cast(args: &T::Args) -> &Self;
 }
 
+/// Registers an `#[agent]` block's tool when it is one (autoref specialization: `RegisterTool`
+/// wins when `T: Tool`). When its parameter or output types are not tool types, the tool has no
+/// `Tool` impl and `ToolMissing` answers instead — so `agent_builder` needs no bound that would
+/// repeat, at every call, the one error `#[tool]` already reports at the offending type. That
+/// error stops the build, so the fallback never runs; if it somehow did, it panics rather than
+/// build an agent without the tool (fail closed).
+pub struct ToolProbe<T>(std::marker::PhantomData<T>);
+
+impl<T> ToolProbe<T> {
+    /// A probe for `T`.
+    pub const fn new() -> Self {
+        ToolProbe(std::marker::PhantomData)
+    }
+}
+
+impl<T> Default for ToolProbe<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The probe's answer when `T` is a tool: register it.
+pub trait RegisterTool<T> {
+    /// `builder` with `tool` registered.
+    fn register<IN: crate::AgentInput, OUT: crate::AgentOutput>(
+        &self,
+        builder: crate::AgentBuilder<IN, OUT>,
+        tool: T,
+    ) -> crate::AgentBuilder<IN, OUT>;
+}
+
+impl<T: crate::Tool> RegisterTool<T> for ToolProbe<T> {
+    fn register<IN: crate::AgentInput, OUT: crate::AgentOutput>(
+        &self,
+        builder: crate::AgentBuilder<IN, OUT>,
+        tool: T,
+    ) -> crate::AgentBuilder<IN, OUT> {
+        builder.tool(tool)
+    }
+}
+
+/// The probe's answer when `T` is not a tool (its types were reported at compile time).
+pub trait ToolMissing<T> {
+    /// Never reached in a program that compiled.
+    fn register<IN: crate::AgentInput, OUT: crate::AgentOutput>(
+        &self,
+        builder: crate::AgentBuilder<IN, OUT>,
+        tool: T,
+    ) -> crate::AgentBuilder<IN, OUT>;
+}
+
+impl<T> ToolMissing<T> for &ToolProbe<T> {
+    fn register<IN: crate::AgentInput, OUT: crate::AgentOutput>(
+        &self,
+        _: crate::AgentBuilder<IN, OUT>,
+        _: T,
+    ) -> crate::AgentBuilder<IN, OUT> {
+        panic!(
+            "`{}` is not a tool: its parameter or output types are not tool types (a compile error says which)",
+            std::any::type_name::<T>()
+        )
+    }
+}
+
 /// Finds a tool output's JSON Schema when its type has one (autoref specialization: the
 /// `OutputSchemaOf` impl wins when `T: JsonSchema`, else `NoOutputSchema` answers `None`).
 pub struct OutputSchemaProbe<T>(std::marker::PhantomData<T>);

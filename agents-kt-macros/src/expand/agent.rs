@@ -91,9 +91,6 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                 }
                 items.push(super::tool::generate(&def));
                 let tool = tool_ident(&entry.sig.ident);
-                // The builder exists when the tool does: a tool whose types fail its check is
-                // reported there, not again inside the builder.
-                bounds.push(quote!(for<'__p> #tool: #krate::Tool));
                 tool_slots.push((registrations.len(), entry.sig.ident.to_string(), tool));
                 registrations.push(TokenStream::new());
             }
@@ -158,11 +155,23 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             .find(|(tool, _)| *tool == name)
             .map(|(_, links)| links.as_slice())
             .unwrap_or_default();
-        registrations[slot] = quote! {
-            .tool_with_chain(
-                #tool { agent: #krate::__private::Arc::clone(&__this) },
-                #krate::ToolChain::<#tool>::new() #(#links)*
-            )
+        let value = quote!(#tool { agent: #krate::__private::Arc::clone(&__this) });
+        registrations[slot] = if links.is_empty() {
+            // Registered when it is a tool: a tool whose types fail `#[tool]`'s check (one error,
+            // at the type) needs no bound on the builder that would repeat it at every call.
+            quote! {
+                .__apply(|__builder| {
+                    #[allow(unused_imports)]
+                    use #krate::__private::{RegisterTool as _, ToolMissing as _};
+                    (&#krate::__private::ToolProbe::<#tool>::new()).register(__builder, #value)
+                })
+            }
+        } else {
+            // Its compile-time chain names its types: the builder exists when the tool does.
+            bounds.push(quote!(for<'__p> #tool: #krate::Tool));
+            quote! {
+                .tool_with_chain(#value, #krate::ToolChain::<#tool>::new() #(#links)*)
+            }
         };
     }
     let builder = quote! {

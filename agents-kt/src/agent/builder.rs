@@ -197,6 +197,12 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
         self
     }
 
+    /// `f(self)`: lets `#[agent]`'s generated builder register a tool through an expression.
+    #[doc(hidden)]
+    pub fn __apply(self, f: impl FnOnce(Self) -> Self) -> Self {
+        f(self)
+    }
+
     /// Register a tool.
     pub fn tool<T: Tool>(self, tool: T) -> Self {
         self.tool_with_chain(tool, crate::ToolChain::<T>::new())

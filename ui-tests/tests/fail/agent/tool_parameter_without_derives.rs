@@ -1,6 +1,6 @@
 //! An `#[agent]` tool whose parameter type lacks derives: one error at the type, and nothing
-//! inside the generated code; calling the block's `agent_builder` (which exists only when every
-//! tool does) repeats it once, at the call, in the same words.
+//! inside the generated code; calling the block's `agent_builder` adds none (it registers the
+//! tool when it is one, and needs no bound that would repeat the error at the call).
 use agents_kt::prelude::*;
 
 pub struct Point {
