@@ -47,7 +47,13 @@ pub(crate) fn expand(attribute: &str, args: TokenStream, item: TokenStream) -> T
         let errors = errors.to_compile_errors();
         return quote!(#stub #errors);
     }
-    let checks = free_function_checks(&krate, &point, &sig);
+    let canonical = (!sig.is_async)
+        .then(|| canonical_decision(&krate, &point, &sig))
+        .flatten();
+    let checks = free_function_checks(&krate, &point, &sig, canonical.is_none());
+    if let Some(canonical) = canonical {
+        canonical.rewrite(&mut function, &sig);
+    }
     if point.stage == Stage::After {
         function.attrs.push(after_tool_allowance());
     }
@@ -57,8 +63,10 @@ pub(crate) fn expand(attribute: &str, args: TokenStream, item: TokenStream) -> T
         quote!(#function)
     };
     let errors = errors.to_compile_errors();
+    let alias = tool_alias_item(&point, &sig);
     quote! {
         #function
+        #alias
         const _: () = {
             #[allow(dead_code)]
             fn __check() { #checks }
@@ -109,22 +117,140 @@ fn owning_async(krate: &TokenStream, mut function: FnItem, sig: &Signature) -> T
 /// What rustc must check of a free function: its parameter is the named tool's arguments (or
 /// output), and it returns a decision of the right types — or, for a gate, a verdict. A turn or
 /// skill interceptor's substitute is the agent's output, checked where it is registered.
-fn free_function_checks(krate: &TokenStream, point: &Point, sig: &Signature) -> TokenStream {
+fn free_function_checks(
+    krate: &TokenStream,
+    point: &Point,
+    sig: &Signature,
+    check_return: bool,
+) -> TokenStream {
+    let alias = tool_alias(sig);
     let mut checks = match point.tool() {
-        Some(tool) => {
+        Some(_) => {
             let param = sig.params.first().map(|p| referent(&p.ty));
             param
-                .map(|ty| cast(krate, point, &quote!(#tool), ty))
+                .map(|ty| cast(krate, point, &quote!(#alias), ty))
                 .map(|cast| quote!(let _ = #cast;))
         }
         None => None,
     }
     .unwrap_or_default();
-    if point.stage == Stage::Gate || !matches!(point.scope, Scope::Turn | Scope::Skill) {
-        let convert = conversion(krate, point, sig, &quote!(()), &|tool| quote!(#tool));
+    if check_return
+        && (point.stage == Stage::Gate || !matches!(point.scope, Scope::Turn | Scope::Skill))
+    {
+        let convert = conversion(krate, point, sig, &quote!(()), &|_| quote!(#alias));
         checks.extend(quote!(let _ = #convert;));
     }
     checks
+}
+
+/// A synchronous typed tool interceptor whose return type is written `Decision<..>` (or
+/// `Result<Decision<..>, E>`) returns the point's own decision type, `Decision<<Tool>::Args,
+/// <Tool>::Output>` (or the tool's output twice, after the call): its body is checked against the
+/// type as written and converted through `IntoDecision`, spanned at that type. A written type of
+/// the wrong decision is then one error there, and registering the function is none (it has the
+/// right type): one mistake, one error. For a correct function the type is the same one.
+struct CanonicalDecision {
+    /// `Decision<R, S>` of the point.
+    decision: TokenStream,
+    /// The conversion from the written decision type, spanned at it.
+    convert: TokenStream,
+    /// `E`, when the written type is `Result<Decision<..>, E>`.
+    error: Option<Type>,
+}
+
+fn canonical_decision(
+    krate: &TokenStream,
+    point: &Point,
+    sig: &Signature,
+) -> Option<CanonicalDecision> {
+    point.tool()?;
+    let alias = tool_alias(sig);
+    let (_, Some((replacement, substitute))) = point.types(krate, &quote!(()), |_| quote!(#alias))
+    else {
+        return None;
+    };
+    let returned = &sig.returned;
+    if !last_segment_is(&returned.ty, "Decision") {
+        return None;
+    }
+    let error = if returned.fallible {
+        Some(result_error(&returned.written)?)
+    } else {
+        None
+    };
+    let ty = &returned.ty;
+    Some(CanonicalDecision {
+        decision: quote!(#krate::Decision<#replacement, #substitute>),
+        convert: quote_spanned! {ty.span()=>
+            <#ty as #krate::IntoDecision<#replacement, #substitute>>::into_decision
+        },
+        error,
+    })
+}
+
+impl CanonicalDecision {
+    fn rewrite(self, function: &mut FnItem, sig: &Signature) {
+        let (decision, convert, written) = (&self.decision, &self.convert, &sig.returned.written);
+        let body = &function.body;
+        let (output, converted) = match &self.error {
+            None => (decision.clone(), quote!(#convert(__written))),
+            Some(error) => (
+                quote!(::core::result::Result<#decision, #error>),
+                quote! {
+                    match __written {
+                        ::core::result::Result::Ok(__decision) => ::core::result::Result::Ok(#convert(__decision)),
+                        ::core::result::Result::Err(__error) => ::core::result::Result::Err(__error),
+                    }
+                },
+            ),
+        };
+        function.sig.output = syn::parse_quote!(-> #output);
+        function.body = quote!({
+            let __written: #written = #body;
+            #converted
+        });
+    }
+}
+
+/// Whether `ty` is a path whose last segment is `name`.
+fn last_segment_is(ty: &Type, name: &str) -> bool {
+    matches!(ty, Type::Path(path) if path.qself.is_none()
+        && path.path.segments.last().is_some_and(|segment| segment.ident == name))
+}
+
+/// `E` of a written `Result<T, E>`.
+fn result_error(written: &Type) -> Option<Type> {
+    let Type::Path(path) = written else {
+        return None;
+    };
+    let syn::PathArguments::AngleBracketed(arguments) = &path.path.segments.last()?.arguments
+    else {
+        return None;
+    };
+    match arguments.args.iter().nth(1)? {
+        syn::GenericArgument::Type(error) => Some(error.clone()),
+        _ => None,
+    }
+}
+
+/// The name a free interceptor's code gives the tool it names: one alias of the attribute's tool
+/// (`type __agents_kt_tool_of_f = tool;`), so a misspelt tool is one error, at the attribute, and
+/// every use of the alias is quiet.
+fn tool_alias(sig: &Signature) -> Ident {
+    format_ident!("__agents_kt_tool_of_{}", sig.ident)
+}
+
+/// The alias item itself, for an interceptor that names a tool.
+fn tool_alias_item(point: &Point, sig: &Signature) -> TokenStream {
+    let Some(tool) = point.tool() else {
+        return TokenStream::new();
+    };
+    let alias = tool_alias(sig);
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_camel_case_types)]
+        type #alias = #tool;
+    }
 }
 
 /// `&T` → `T`.

@@ -542,50 +542,66 @@ impl<T: Tool> ToolRuntime<T> {
         setup: &CallSetup<'_>,
         journaled: &Journaled<'_>,
     ) -> Result<T::Output, ToolFailure> {
-        let step = journaled.step.clone();
-        let work = {
-            let (tool, ctx, timeout, step) = (
-                Arc::clone(&self.tool),
-                setup.tool_ctx.clone(),
-                setup.tool_timeout,
-                step.clone(),
-            );
-            Box::pin(async move {
-                let value = match Body::new(tool.call(args, &ctx), timeout).await {
-                    Ok(output) => match serde_json::to_value(&output) {
-                        Ok(output) => serde_json::json!({ "output": output }),
-                        Err(error) => serde_json::json!({ "failure": ToolFailure::Error(format!(
-                            "the tool's output could not be journaled: {error}"
-                        )) }),
-                    },
-                    Err(failure) => serde_json::json!({ "failure": failure }),
-                };
-                Ok(crate::journal_entry(&step, value))
-            }) as BoxFuture<'static, Result<Value, String>>
-        };
-        let unreadable = |reason: String| {
-            ToolFailure::Journal(crate::JournalError::Unreadable {
-                step: step.clone(),
-                reason,
-            })
-        };
-        let recorded = journaled
-            .journal
-            .step(&step, work)
-            .await
-            .map_err(ToolFailure::Journal)?;
-        let mut value =
-            crate::journal::read_entry(&step, recorded).map_err(ToolFailure::Journal)?;
-        if let Some(failure) = value.get_mut("failure") {
-            return Err(serde_json::from_value(failure.take())
-                .unwrap_or_else(|error| unreadable(error.to_string())));
-        }
-        let output = value
-            .get_mut("output")
-            .map(Value::take)
-            .unwrap_or(Value::Null);
-        serde_json::from_value(output).map_err(|error| unreadable(error.to_string()))
+        let (tool, ctx, timeout) = (
+            Arc::clone(&self.tool),
+            setup.tool_ctx.clone(),
+            setup.tool_timeout,
+        );
+        // Only running the body and converting its output are the tool's own; the step's
+        // envelope, the journal and reading it back are one copy for every tool.
+        let body = Box::pin(async move {
+            Body::new(tool.call(args, &ctx), timeout)
+                .await
+                .map(|output| serde_json::to_value(&output))
+        }) as BoxFuture<'static, JournaledBody>;
+        let (step, output) = journaled_step(journaled, body).await?;
+        serde_json::from_value(output).map_err(|error| unreadable(step, error.to_string()))
     }
+}
+
+/// What a journaled tool body produced: its output as JSON (or why it is not JSON), or its failure.
+type JournaledBody = Result<Result<Value, serde_json::Error>, ToolFailure>;
+
+/// A tool execution as the journaled step `journaled.step`: `body` runs only the first time, its
+/// output or failure recorded; a replay reads them back. The step's name and the recorded output.
+async fn journaled_step(
+    journaled: &Journaled<'_>,
+    body: BoxFuture<'static, JournaledBody>,
+) -> Result<(String, Value), ToolFailure> {
+    let step = journaled.step.clone();
+    let work = {
+        let step = step.clone();
+        Box::pin(async move {
+            let value = match body.await {
+                Ok(Ok(output)) => serde_json::json!({ "output": output }),
+                Ok(Err(error)) => serde_json::json!({ "failure": ToolFailure::Error(format!(
+                    "the tool's output could not be journaled: {error}"
+                )) }),
+                Err(failure) => serde_json::json!({ "failure": failure }),
+            };
+            Ok(crate::journal_entry(&step, value))
+        }) as BoxFuture<'static, Result<Value, String>>
+    };
+    let recorded = journaled
+        .journal
+        .step(&step, work)
+        .await
+        .map_err(ToolFailure::Journal)?;
+    let mut value = crate::journal::read_entry(&step, recorded).map_err(ToolFailure::Journal)?;
+    if let Some(failure) = value.get_mut("failure") {
+        return Err(serde_json::from_value(failure.take())
+            .unwrap_or_else(|error| unreadable(step, error.to_string())));
+    }
+    let output = value
+        .get_mut("output")
+        .map(Value::take)
+        .unwrap_or(Value::Null);
+    Ok((step, output))
+}
+
+/// A recorded step that does not read back as a tool's result.
+fn unreadable(step: String, reason: String) -> ToolFailure {
+    ToolFailure::Journal(crate::JournalError::Unreadable { step, reason })
 }
 
 /// How a call starts: its guard already decided (the common, synchronous case), or still

@@ -1,7 +1,6 @@
-//! A wrong substitute type in a free interceptor's declared return type is an error at that type;
-//! registering the function by hand is a second error, at the registration, naming what
-//! `.before_tool_call` expects. (In an `#[agent]` block the registration is generated and
-//! converts the result through the same check, so there it is one error.)
+//! A wrong substitute type in a free interceptor's declared return type is one error, at that
+//! type; registering the function by hand adds none (the function returns the point's own
+//! decision type, its body checked against the type as written).
 use agents_kt::prelude::*;
 
 /// Current weather for a city.
