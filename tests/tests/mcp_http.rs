@@ -162,34 +162,91 @@ fn error_code(body: &str) -> Option<i64> {
 }
 
 #[tokio::test]
-async fn a_foreign_origin_is_refused_and_a_listed_one_accepted() {
+async fn a_loopback_server_accepts_loopback_origins_and_refuses_foreign_ones() {
     let json = ("content-type", "application/json");
     let server = start().await;
-    for origin in ["http://evil.com", "null", "http://localhost:6274"] {
+    let host = format!("localhost:{}", server.local_addr().port());
+    // What the MCP conformance suite's DNS-rebinding check sends: a local page, a local host.
+    for origin in [
+        format!("http://localhost:{}", server.local_addr().port()),
+        "http://localhost:6274".to_string(),
+        "https://127.0.0.1:1".to_string(),
+        "http://[::1]:8080".to_string(),
+    ] {
+        let headers = [json, ("origin", origin.as_str()), ("host", host.as_str())];
+        let (status, _, body) = raw_post(&server, &headers, &initialize().to_string()).await;
+        assert_eq!(status, 200, "{origin}: {body}");
+    }
+    for origin in [
+        "http://evil.com",
+        "null",
+        "http://localhost.evil.com",
+        "http://localhost@evil.com",
+    ] {
+        let headers = [json, ("origin", origin), ("host", host.as_str())];
+        let (status, _, body) = raw_post(&server, &headers, &initialize().to_string()).await;
+        assert_eq!(status, 403, "{origin}: {body}");
+        assert_eq!(error_code(&body), Some(-32600), "{body}");
+    }
+    // A foreign Host is refused too (DNS rebinding), even from a local page.
+    let headers = [json, ("origin", "http://localhost:1"), ("host", "evil.com")];
+    let (status, _, body) = raw_post(&server, &headers, &initialize().to_string()).await;
+    assert_ne!(status, 200, "{body}");
+    let (status, _, _) = raw_post(&server, &[json], &initialize().to_string()).await;
+    assert_eq!(status, 200, "no Origin: not a browser, served");
+    server.shutdown().await.unwrap();
+
+    // Listed origins add to the loopback ones.
+    let server = bind(desk().allowed_origins(["https://app.example"])).await;
+    for (origin, expected) in [
+        ("https://app.example", 200),
+        ("http://localhost:6274", 200),
+        ("https://app.example:444", 403),
+        ("https://other.example", 403),
+    ] {
         let (status, _, body) = raw_post(
             &server,
             &[json, ("origin", origin)],
             &initialize().to_string(),
         )
         .await;
-        assert_eq!(status, 403, "{origin}: {body}");
-        assert_eq!(error_code(&body), Some(-32600), "{body}");
+        assert_eq!(status, expected, "{origin}: {body}");
     }
-    let (status, _, _) = raw_post(&server, &[json], &initialize().to_string()).await;
-    assert_eq!(status, 200, "no Origin: not a browser, served");
     server.shutdown().await.unwrap();
+}
 
-    let server = bind(desk().allowed_origins(["http://localhost:6274"])).await;
-    let listed = ("origin", "http://localhost:6274");
-    let (status, _, body) = raw_post(&server, &[json, listed], &initialize().to_string()).await;
-    assert_eq!(status, 200, "{body}");
-    let (status, _, _) = raw_post(
-        &server,
-        &[json, ("origin", "http://localhost:6275")],
-        &initialize().to_string(),
-    )
-    .await;
-    assert_eq!(status, 403);
+#[tokio::test]
+async fn a_server_on_every_interface_accepts_only_listed_origins() {
+    let server = desk()
+        .allowed_origins(["https://app.example"])
+        .build()
+        .unwrap()
+        .bind_http(SocketAddr::from(([0, 0, 0, 0], 0)))
+        .await
+        .unwrap();
+    let local = format!("http://127.0.0.1:{}", server.local_addr().port());
+    let post = |origin: &'static str| {
+        let local = local.clone();
+        async move {
+            reqwest::Client::new()
+                .post(format!("{local}/mcp"))
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("origin", origin)
+                .body(initialize().to_string())
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        }
+    };
+    assert_eq!(
+        post("http://localhost:6274").await,
+        403,
+        "not on loopback: no default origins"
+    );
+    assert_eq!(post("https://app.example").await, 200);
     server.shutdown().await.unwrap();
 }
 

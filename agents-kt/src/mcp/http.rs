@@ -21,6 +21,7 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use super::handler::{Handler, McpSkillTypes};
+use super::origin::Origins;
 use super::serve::{ConnectionLimits, serve};
 use super::{McpServeError, McpServer};
 use crate::AgentOutput;
@@ -79,7 +80,8 @@ where
         if let Some(hosts) = &http.allowed_hosts {
             config.allowed_hosts = hosts.clone();
         }
-        config.allowed_origins = http.allowed_origins.clone();
+        let origins = Origins::new(http.allowed_origins.clone(), address);
+        config.allowed_origins = origins.for_rmcp();
         config.max_request_body_bytes = http.max_body_bytes;
         let exposed = Arc::clone(&self.inner);
         let mut manager = LocalSessionManager::default();
@@ -94,7 +96,7 @@ where
             );
         let guard = Arc::new(Admission {
             authenticator: http.authenticator.clone(),
-            allowed_origins: http.allowed_origins.clone(),
+            origins,
             sessions: Mutex::new(HashMap::new()),
             in_flight: Arc::new(Mutex::new(HashSet::new())),
             live: manager,
@@ -206,7 +208,7 @@ pub(crate) type Authenticator = Arc<dyn Fn(&str) -> Option<String> + Send + Sync
 struct Admission {
     authenticator: Option<Authenticator>,
     /// Browser origins accepted; a request with any other `Origin` is refused.
-    allowed_origins: Vec<String>,
+    origins: Origins,
     /// MCP session id → the principal that opened it (`None` without an authenticator).
     sessions: Mutex<HashMap<String, Option<String>>>,
     /// Requests being answered, by session and JSON-RPC id: a second request with the same id
@@ -234,10 +236,11 @@ const SESSION_HEADER: &str = "mcp-session-id";
 impl Admission {
     async fn admit(&self, mut request: Request, next: Next) -> Response {
         // A browser page of another origin must not reach a local server (DNS rebinding, CSRF):
-        // only listed origins pass; clients that are not browsers send no `Origin`.
+        // only listed (or, on loopback, loopback) origins pass; clients that are not browsers
+        // send no `Origin`.
         if let Some(origin) = request.headers().get(axum::http::header::ORIGIN) {
             let origin = origin.to_str().unwrap_or_default();
-            if !self.allowed_origins.iter().any(|allowed| allowed == origin) {
+            if !self.origins.allow(origin) {
                 tracing::warn!(origin, "MCP request from a foreign origin refused");
                 return json_rpc_error(
                     StatusCode::FORBIDDEN,

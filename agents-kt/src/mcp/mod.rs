@@ -7,6 +7,7 @@ mod handler;
 mod http;
 mod jsonrpc;
 mod lines;
+mod origin;
 mod outbox;
 mod progress;
 mod serve;
@@ -213,10 +214,13 @@ impl<IN: AgentInput, OUT: AgentOutput> McpServerBuilder<IN, OUT> {
         self
     }
 
-    /// Over HTTP, the browser `Origin`s accepted, exactly as browsers send them
-    /// (`http://localhost:6274`). Default: none — a request carrying any `Origin` header is
-    /// refused (403, audited in the log), so a web page cannot reach a local server; clients that
-    /// are not browsers send no `Origin` and are unaffected.
+    /// Over HTTP, browser `Origin`s accepted besides the default ones, exactly as browsers send
+    /// them (`https://app.example.com`). Default: when the server is bound to a loopback address,
+    /// the loopback origins — `http` or `https` with host `localhost`, `127.0.0.1` or `[::1]`, any
+    /// port — since a page served from the same machine may reach a server listening only there;
+    /// bound to any other address, none. A request carrying any other `Origin` is refused (403,
+    /// audited in the log), so a page of another site cannot reach a local server (DNS
+    /// rebinding); clients that are not browsers send no `Origin` and are unaffected.
     pub fn allowed_origins<S: Into<String>>(
         mut self,
         origins: impl IntoIterator<Item = S>,
