@@ -1012,12 +1012,11 @@ fn spec_of<T: Tool>(tool: &T) -> Result<ToolSpec, BuildError> {
 fn spec(
     name: &str,
     description: String,
-    mut parameters: Value,
+    parameters: Value,
     output_schema: Option<Value>,
 ) -> Result<ToolSpec, BuildError> {
-    if let Value::Object(schema) = &mut parameters {
-        schema.remove("$schema");
-    }
+    // The arguments' schema is kept as written, `$schema` included: MCP clients read it as JSON
+    // Schema 2020-12 (SEP-1613); the model providers' requests leave the dialect out.
     let kind = parameters
         .get("type")
         .and_then(Value::as_str)

@@ -148,7 +148,12 @@ impl Anthropic {
         let mut tools: Vec<Value> = request
             .tools
             .iter()
-            .map(|tool| json!({"name": tool.name, "description": tool.description, "input_schema": tool.parameters}))
+            .map(|tool| {
+                json!({
+                    "name": tool.name, "description": tool.description,
+                    "input_schema": super::parameters_for_model(&tool.parameters),
+                })
+            })
             .collect();
         let mut choice = self.tool_choice.clone();
         if let (Some(output), Some(schema)) = (OutputTool::of(request), &request.response_format) {

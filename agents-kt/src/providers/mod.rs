@@ -19,3 +19,16 @@ pub use http::{HttpSettings, RetryPolicy};
 pub use anthropic::Anthropic;
 #[cfg(feature = "openai")]
 pub use openai::OpenAiCompatible;
+
+/// A tool's arguments schema as a provider's request carries it: without the `$schema` dialect
+/// marker, which some OpenAI-compatible servers refuse (the rest of the schema is unchanged).
+pub(crate) fn parameters_for_model(parameters: &serde_json::Value) -> serde_json::Value {
+    match parameters {
+        serde_json::Value::Object(schema) if schema.contains_key("$schema") => {
+            let mut schema = schema.clone();
+            schema.remove("$schema");
+            serde_json::Value::Object(schema)
+        }
+        other => other.clone(),
+    }
+}

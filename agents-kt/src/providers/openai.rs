@@ -138,7 +138,8 @@ impl OpenAiCompatible {
                 .iter()
                 .map(|tool| {
                     json!({"type": "function", "function": {
-                        "name": tool.name, "description": tool.description, "parameters": tool.parameters,
+                        "name": tool.name, "description": tool.description,
+                        "parameters": super::parameters_for_model(&tool.parameters),
                     }})
                 })
                 .collect();
