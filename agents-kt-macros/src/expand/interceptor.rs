@@ -234,10 +234,10 @@ fn result_error(written: &Type) -> Option<Type> {
 }
 
 /// The name a free interceptor's code gives the tool it names: one alias of the attribute's tool
-/// (`type __agents_kt_tool_of_f = tool;`), so a misspelt tool is one error, at the attribute, and
+/// (`type __tool_named_by_f = tool;`), so a misspelt tool is one error, at the attribute, and
 /// every use of the alias is quiet.
 fn tool_alias(sig: &Signature) -> Ident {
-    format_ident!("__agents_kt_tool_of_{}", sig.ident)
+    format_ident!("__tool_named_by_{}", sig.ident)
 }
 
 /// The alias item itself, for an interceptor that names a tool.
