@@ -353,3 +353,45 @@ async fn an_agent_block_registers_its_methods_in_source_order() {
         .collect();
     assert_eq!(decisions, vec![(1, agents_kt::DecisionKind::ProceedWith)]);
 }
+
+/// A synchronous fallible interceptor: `Err(e)` denies with `e`, `Ok(decision)` is the decision.
+#[before_tool_call(get_weather)]
+fn known_cities_only(args: &GetWeatherArgs) -> Result<Decision<GetWeatherArgs, Weather>, String> {
+    if args.city.starts_with('?') {
+        Err(format!("unknown city {}", args.city))
+    } else {
+        Ok(Decision::Proceed)
+    }
+}
+
+#[tokio::test]
+async fn a_sync_fallible_interceptor_keeps_its_result_and_its_err_denies() {
+    let unknown = GetWeatherArgs {
+        city: "?x".into(),
+        unit: None,
+    };
+    // Called directly it is still a `Result`, as written.
+    assert!(matches!(known_cities_only(&unknown), Err(reason) if reason == "unknown city ?x"));
+    assert!(matches!(
+        known_cities_only(&GetWeatherArgs {
+            city: "Oslo".into(),
+            unit: None
+        }),
+        Ok(Decision::Proceed)
+    ));
+    let model = ScriptedModel::new([
+        Reply::tool_call("get_weather", json!({"city": "?x"})),
+        Reply::text("done"),
+    ]);
+    let agent = Agent::<String, String>::builder("fallible")
+        .model(model.clone())
+        .tool(GetWeather)
+        .before_tool_call(known_cities_only)
+        .build()
+        .unwrap();
+    assert_eq!(agent.run("weather".into()).await.unwrap(), "done");
+    assert_eq!(
+        last_message(&model, 1),
+        "ERROR: Tool 'get_weather' denied by policy: unknown city ?x"
+    );
+}

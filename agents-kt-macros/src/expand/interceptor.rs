@@ -196,12 +196,7 @@ impl CanonicalDecision {
             None => (decision.clone(), quote!(#convert(__written))),
             Some(error) => (
                 quote!(::core::result::Result<#decision, #error>),
-                quote! {
-                    match __written {
-                        ::core::result::Result::Ok(__decision) => ::core::result::Result::Ok(#convert(__decision)),
-                        ::core::result::Result::Err(__error) => ::core::result::Result::Err(__error),
-                    }
-                },
+                quote!(::core::result::Result::map(__written, #convert)),
             ),
         };
         function.sig.output = syn::parse_quote!(-> #output);
