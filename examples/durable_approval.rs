@@ -86,10 +86,7 @@ impl ExpenseModel {
             _ => return ChatResponse::text("say: pay <amount> to <whom>"),
         };
         let arguments = json!({ "amount": amount, "to": to }).to_string();
-        ChatResponse {
-            tool_calls: vec![ToolCall::new("call-1", "pay", arguments)],
-            ..ChatResponse::default()
-        }
+        ChatResponse::default().with_tool_calls(vec![ToolCall::new("call-1", "pay", arguments)])
     }
 }
 

@@ -24,12 +24,12 @@ pub fn ensure(condition: bool, what: &str) -> Result<(), String> {
 /// example's).
 ///
 /// ```
-/// let ids = agents_kt::RunIds { run_id: "a/run-1".into(), session_id: "a/run-1".into() };
-/// agents_kt_examples::print_event(&agents_kt::PipelineEvent::RunCompleted { ids });
+/// let ids = agents_kt::RunIds::new("a/run-1", "a/run-1");
+/// agents_kt_examples::print_event(&agents_kt::PipelineEvent::run_completed(ids));
 /// ```
 pub fn print_event(event: &PipelineEvent) {
     match event {
-        PipelineEvent::RunStarted { ids, agent } => println!("run {} of {agent}", ids.run_id),
+        PipelineEvent::RunStarted { ids, agent, .. } => println!("run {} of {agent}", ids.run_id),
         PipelineEvent::SkillChosen { skill, .. } => println!("skill: {skill}"),
         PipelineEvent::TurnStarted { turn, .. } => println!("-- turn {turn}: calling the model"),
         PipelineEvent::TurnCompleted { tool_calls, .. } if tool_calls.is_empty() => {

@@ -133,7 +133,7 @@ async fn transcript(mut session: agents_kt::AgentSession<String>) -> Result<Stri
 fn print_event<OUT: std::fmt::Debug>(event: &AgentEvent<OUT>, depth: usize) {
     let pad = "    ".repeat(depth + 1);
     match event {
-        AgentEvent::SkillStarted { skill } => println!("{pad}skill {skill}"),
+        AgentEvent::SkillStarted { skill, .. } => println!("{pad}skill {skill}"),
         AgentEvent::ToolCallStarted { tool, args, .. } => println!("{pad}-> {tool} {args}"),
         AgentEvent::ToolCallFinished {
             tool,

@@ -57,7 +57,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut session = agent.session(question);
     let mut events = session.events();
     while let Some(event) = events.next().await {
-        if let AgentEvent::Token { text } = event {
+        if let AgentEvent::Token { text, .. } = event {
             print!("{text}");
         }
     }

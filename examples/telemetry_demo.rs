@@ -60,14 +60,8 @@ pub fn script() -> ScriptedModel {
         ]),
         Reply::chunks(vec![
             ChatChunk::Text("Paid ACME 120 USD; mallory is blocked; Globex needs approval.".into()),
-            ChatChunk::Usage(Usage {
-                prompt_tokens: 182,
-                completion_tokens: 17,
-            }),
-            ChatChunk::Finished {
-                model: Some("scripted-2026-12".into()),
-                finish_reason: Some("stop".into()),
-            },
+            ChatChunk::Usage(Usage::new(182, 17)),
+            ChatChunk::finished(Some("scripted-2026-12".into()), Some("stop".into())),
         ]),
     ])
 }

@@ -24,8 +24,9 @@ use sha2::{Digest, Sha256};
 
 use crate::Journal;
 
-/// What an approver is asked.
+/// What an approver is asked (built by the run; read its fields).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ApprovalRequest {
     /// The run asking.
     pub run_id: String,
@@ -49,13 +50,16 @@ pub struct ApprovalRequest {
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "answer", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ApprovalAnswer {
-    /// Run the call with the arguments shown.
+    /// Run the call with the arguments shown ([`ApprovalAnswer::approve`]).
+    #[non_exhaustive]
     Approve {
         /// The request's fingerprint.
         fingerprint: String,
     },
-    /// Do not run it.
+    /// Do not run it ([`ApprovalAnswer::deny`]).
+    #[non_exhaustive]
     Deny {
         /// The request's fingerprint.
         fingerprint: String,
@@ -63,7 +67,8 @@ pub enum ApprovalAnswer {
         reason: String,
     },
     /// Run it with these arguments instead (they pass the interceptors and gates again, and
-    /// need their own approval).
+    /// need their own approval; [`ApprovalAnswer::edit`]).
+    #[non_exhaustive]
     Edit {
         /// The request's fingerprint.
         fingerprint: String,
@@ -73,6 +78,44 @@ pub enum ApprovalAnswer {
 }
 
 impl ApprovalAnswer {
+    /// Approve the request with this fingerprint, as asked.
+    ///
+    /// ```
+    /// let answer = agents_kt::ApprovalAnswer::approve("ab12");
+    /// assert_eq!(serde_json::to_value(&answer).unwrap()["answer"], "approve");
+    /// ```
+    pub fn approve(fingerprint: impl Into<String>) -> Self {
+        ApprovalAnswer::Approve {
+            fingerprint: fingerprint.into(),
+        }
+    }
+
+    /// Deny the request with this fingerprint, saying why.
+    ///
+    /// ```
+    /// let answer = agents_kt::ApprovalAnswer::deny("ab12", "not today");
+    /// assert_eq!(answer.fingerprint(), "ab12");
+    /// ```
+    pub fn deny(fingerprint: impl Into<String>, reason: impl Into<String>) -> Self {
+        ApprovalAnswer::Deny {
+            fingerprint: fingerprint.into(),
+            reason: reason.into(),
+        }
+    }
+
+    /// Run the request with this fingerprint with `args` instead (JSON of the tool's arguments).
+    ///
+    /// ```
+    /// let answer = agents_kt::ApprovalAnswer::edit("ab12", serde_json::json!({"amount": 100}));
+    /// assert!(matches!(answer, agents_kt::ApprovalAnswer::Edit { .. }));
+    /// ```
+    pub fn edit(fingerprint: impl Into<String>, args: Value) -> Self {
+        ApprovalAnswer::Edit {
+            fingerprint: fingerprint.into(),
+            args,
+        }
+    }
+
     /// The fingerprint of the request this answers.
     pub fn fingerprint(&self) -> &str {
         match self {
@@ -84,6 +127,7 @@ impl ApprovalAnswer {
 }
 
 /// What an interceptor or gate learns from [`InterceptContext::approval`](crate::InterceptContext::approval).
+/// Deliberately exhaustive, like the approver's three answers it reports.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Approval<A> {
     /// Approved as asked.
@@ -269,6 +313,7 @@ pub struct PendingApproval {
 /// An answer about other arguments than the ones asked about: refused, the question still open.
 #[derive(Debug, thiserror::Error)]
 #[error("the answer is for arguments with fingerprint {given}, the question is about {asked}")]
+#[non_exhaustive]
 pub struct StaleApproval {
     /// The question, still waiting for an answer.
     pub pending: PendingApproval,

@@ -16,6 +16,7 @@ use crate::AgentError;
 /// assert_eq!(budget.max_tool_calls, 32);
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Budget {
     /// Model calls per run (default 8).
     pub max_turns: u32,
@@ -165,10 +166,11 @@ impl std::fmt::Display for BudgetLimit {
 /// How much of one limit a run has used, as `on_budget_threshold` observers see it.
 ///
 /// ```
-/// let u = agents_kt::BudgetUsage { limit: agents_kt::BudgetLimit::MaxTurns, used: 4.0, max: 5.0 };
+/// let u = agents_kt::BudgetUsage::new(agents_kt::BudgetLimit::MaxTurns, 4.0, 5.0);
 /// assert_eq!(u.fraction(), 0.8);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct BudgetUsage {
     /// Which limit.
     pub limit: BudgetLimit,
@@ -179,6 +181,16 @@ pub struct BudgetUsage {
 }
 
 impl BudgetUsage {
+    /// `used` of `max` (turns, calls, tokens or seconds) of one limit.
+    ///
+    /// ```
+    /// use agents_kt::{BudgetLimit, BudgetUsage};
+    /// assert_eq!(BudgetUsage::new(BudgetLimit::MaxToolCalls, 8.0, 32.0).fraction(), 0.25);
+    /// ```
+    pub fn new(limit: BudgetLimit, used: f64, max: f64) -> Self {
+        BudgetUsage { limit, used, max }
+    }
+
     /// `used / max`.
     pub fn fraction(&self) -> f64 {
         if self.max <= 0.0 {

@@ -113,7 +113,7 @@ impl<'a> InterceptContext<'a> {
     ///
     /// ```
     /// use agents_kt::{Extensions, InterceptContext, RunIds};
-    /// let ids = RunIds { run_id: "r".into(), session_id: "s".into() };
+    /// let ids = RunIds::new("r", "s");
     /// let extensions = Extensions::new();
     /// let ctx = InterceptContext::detached(&ids, &extensions);
     /// assert_eq!(ctx.agent(), "");

@@ -9,6 +9,9 @@ use std::fmt;
 /// `R` is a type parameter, a `Substitute` of the wrong type is a compile error rather than a
 /// failed cast at run time.
 ///
+/// Deliberately exhaustive: these four answers are the seed's contract (Agents.KT has exactly
+/// them), so a `match` over them needs no `_` arm and a fifth would be a breaking change.
+///
 /// ```
 /// use agents_kt::Decision;
 ///
@@ -65,6 +68,7 @@ impl<T, R> Decision<T, R> {
 }
 
 /// The kind of a [`Decision`], as reported to observers and in [`crate::PipelineEvent`]s.
+/// Exhaustive, as [`Decision`] is.
 ///
 /// ```
 /// use agents_kt::DecisionKind;

@@ -16,7 +16,8 @@ use futures::future::BoxFuture;
 use crate::interceptor::markers::{self, Stateful, ValueOnly, WithContext};
 use crate::{Decision, InterceptContext, Intercepted, Interceptor};
 
-/// A gate's answer.
+/// A gate's answer. Deliberately exhaustive: a gate only allows or denies (it cannot rewrite
+/// or substitute), and a `match` over the two needs no `_` arm.
 ///
 /// ```
 /// use agents_kt::Verdict;

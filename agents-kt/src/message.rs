@@ -4,8 +4,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Who wrote a [`Message`].
+///
+/// `#[non_exhaustive]`: providers add roles (a `match` needs a `_` arm).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Role {
     /// Instructions to the model.
     System,
@@ -25,7 +28,11 @@ pub enum Role {
 /// assert_eq!(m.role, Role::User);
 /// assert_eq!(m.content, "What is the weather in Paris?");
 /// ```
+///
+/// Built with its constructors ([`Message::user`], [`Message::assistant`], …): the struct is
+/// `#[non_exhaustive]`, so a field added later breaks no one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Message {
     /// Who wrote it.
     pub role: Role,
@@ -85,6 +92,19 @@ impl Message {
         }
     }
 
+    /// The same message with other text: what a turn interceptor that redacts writes.
+    ///
+    /// ```
+    /// let m = agents_kt::Message::user("my password is hunter2");
+    /// let redacted = m.clone().with_content(m.content.replace("hunter2", "[redacted]"));
+    /// assert_eq!(redacted.content, "my password is [redacted]");
+    /// assert_eq!(redacted.role, m.role);
+    /// ```
+    pub fn with_content(mut self, content: impl Into<String>) -> Self {
+        self.content = content.into();
+        self
+    }
+
     /// A tool message answering the call `tool_call_id`.
     ///
     /// ```
@@ -111,6 +131,7 @@ impl Message {
 /// assert_eq!(call.arguments, r#"{"city":"Oslo"}"#);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ToolCall {
     /// The provider's id for this call; the tool message answering it carries the same id.
     pub id: String,
@@ -143,15 +164,16 @@ impl ToolCall {
 /// What the model is told about one tool.
 ///
 /// ```
-/// let spec = agents_kt::ToolSpec {
-///     name: "get_weather".into(),
-///     description: "Current weather for a city.".into(),
-///     parameters: serde_json::json!({"type": "object"}),
-///     output_schema: None,
-/// };
+/// let spec = agents_kt::ToolSpec::new(
+///     "get_weather",
+///     "Current weather for a city.",
+///     serde_json::json!({"type": "object"}),
+/// );
 /// assert_eq!(spec.name, "get_weather");
+/// assert!(spec.output_schema.is_none());
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ToolSpec {
     /// The tool's name.
     pub name: String,
@@ -164,6 +186,37 @@ pub struct ToolSpec {
     pub output_schema: Option<Value>,
 }
 
+impl ToolSpec {
+    /// A tool's spec: its name, its description for the model and the JSON Schema of its
+    /// arguments (an object schema).
+    ///
+    /// ```
+    /// let spec = agents_kt::ToolSpec::new("ping", "Answers pong.", serde_json::json!({"type": "object"}));
+    /// assert_eq!(spec.description, "Answers pong.");
+    /// ```
+    pub fn new(name: impl Into<String>, description: impl Into<String>, parameters: Value) -> Self {
+        ToolSpec {
+            name: name.into(),
+            description: description.into(),
+            parameters,
+            output_schema: None,
+        }
+    }
+
+    /// The same spec, saying the tool's output follows this JSON Schema.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// let spec = agents_kt::ToolSpec::new("t", "d", json!({"type": "object"}))
+    ///     .with_output_schema(json!({"type": "object", "properties": {"c": {"type": "number"}}}));
+    /// assert!(spec.output_schema.is_some());
+    /// ```
+    pub fn with_output_schema(mut self, schema: Value) -> Self {
+        self.output_schema = Some(schema);
+        self
+    }
+}
+
 /// One request to a model.
 ///
 /// ```
@@ -171,6 +224,7 @@ pub struct ToolSpec {
 /// assert!(request.tools.is_empty());
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ChatRequest {
     /// The conversation so far, system prompt first.
     pub messages: Vec<Message>,
@@ -195,15 +249,41 @@ impl ChatRequest {
             ..ChatRequest::default()
         }
     }
+
+    /// The same request, offering these tools to the model.
+    ///
+    /// ```
+    /// use agents_kt::{ChatRequest, Message, ToolSpec};
+    /// let tool = ToolSpec::new("ping", "Answers pong.", serde_json::json!({"type": "object"}));
+    /// let r = ChatRequest::new(vec![Message::user("ping?")]).with_tools(vec![tool]);
+    /// assert_eq!(r.tools[0].name, "ping");
+    /// ```
+    pub fn with_tools(mut self, tools: Vec<ToolSpec>) -> Self {
+        self.tools = tools;
+        self
+    }
+
+    /// The same request, asking for a final answer that follows this JSON Schema.
+    ///
+    /// ```
+    /// let r = agents_kt::ChatRequest::new(vec![])
+    ///     .with_response_format(serde_json::json!({"type": "object"}));
+    /// assert!(r.response_format.is_some());
+    /// ```
+    pub fn with_response_format(mut self, schema: Value) -> Self {
+        self.response_format = Some(schema);
+        self
+    }
 }
 
 /// Token counts of one model call.
 ///
 /// ```
-/// let u = agents_kt::Usage { prompt_tokens: 10, completion_tokens: 5 };
+/// let u = agents_kt::Usage::new(10, 5);
 /// assert_eq!(u.total(), 15);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Usage {
     /// Tokens the model read.
     pub prompt_tokens: u64,
@@ -212,6 +292,19 @@ pub struct Usage {
 }
 
 impl Usage {
+    /// Token counts: what the model read and what it wrote.
+    ///
+    /// ```
+    /// let u = agents_kt::Usage::new(7, 3);
+    /// assert_eq!((u.prompt_tokens, u.completion_tokens), (7, 3));
+    /// ```
+    pub fn new(prompt_tokens: u64, completion_tokens: u64) -> Self {
+        Usage {
+            prompt_tokens,
+            completion_tokens,
+        }
+    }
+
     /// Prompt plus completion tokens.
     ///
     /// ```
@@ -224,11 +317,21 @@ impl Usage {
 
 /// A model's complete answer to one request.
 ///
+/// Built from [`ChatResponse::text`] (or `default()`) and the `with_*` methods: the struct is
+/// `#[non_exhaustive]`, so a `ModelClient` written today keeps compiling when a field is added.
+///
 /// ```
-/// let r = agents_kt::ChatResponse::text("Sunny.");
-/// assert!(r.tool_calls.is_empty());
+/// use agents_kt::{ChatResponse, ToolCall, Usage};
+/// let r = ChatResponse::text("")
+///     .with_tool_calls(vec![ToolCall::new("c1", "get_weather", r#"{"city":"Oslo"}"#)])
+///     .with_usage(Usage::new(12, 4))
+///     .with_model("my-model")
+///     .with_finish_reason("tool_calls");
+/// assert_eq!(r.tool_calls[0].name, "get_weather");
+/// assert_eq!(r.usage.map(|u| u.total()), Some(16));
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ChatResponse {
     /// The text the model wrote (may be empty when it only calls tools).
     pub content: String,
@@ -259,13 +362,63 @@ impl ChatResponse {
             ..ChatResponse::default()
         }
     }
+
+    /// The same answer, asking for these tool calls (in this order).
+    ///
+    /// ```
+    /// use agents_kt::{ChatResponse, ToolCall};
+    /// let r = ChatResponse::default().with_tool_calls(vec![ToolCall::new("c", "t", "{}")]);
+    /// assert_eq!(r.tool_calls.len(), 1);
+    /// ```
+    pub fn with_tool_calls(mut self, tool_calls: Vec<ToolCall>) -> Self {
+        self.tool_calls = tool_calls;
+        self
+    }
+
+    /// The same answer, with the token counts the provider reported.
+    ///
+    /// ```
+    /// let r = agents_kt::ChatResponse::text("ok").with_usage(agents_kt::Usage::new(1, 1));
+    /// assert_eq!(r.usage.unwrap().total(), 2);
+    /// ```
+    pub fn with_usage(mut self, usage: Usage) -> Self {
+        self.usage = Some(usage);
+        self
+    }
+
+    /// The same answer, naming the model that gave it.
+    ///
+    /// ```
+    /// let r = agents_kt::ChatResponse::text("ok").with_model("gpt-x-2026-01-01");
+    /// assert_eq!(r.model.as_deref(), Some("gpt-x-2026-01-01"));
+    /// ```
+    pub fn with_model(mut self, model: impl Into<String>) -> Self {
+        self.model = Some(model.into());
+        self
+    }
+
+    /// The same answer, saying why the model stopped.
+    ///
+    /// ```
+    /// let r = agents_kt::ChatResponse::text("ok").with_finish_reason("stop");
+    /// assert_eq!(r.finish_reason.as_deref(), Some("stop"));
+    /// ```
+    pub fn with_finish_reason(mut self, finish_reason: impl Into<String>) -> Self {
+        self.finish_reason = Some(finish_reason.into());
+        self
+    }
 }
 
 /// One piece of a streamed answer.
 ///
+/// Match with a `_` arm and `..` in the struct-like variants, and build the struct-like ones
+/// with their constructors ([`ChatChunk::tool_call_delta`], [`ChatChunk::finished`]): the enum
+/// and those variants are `#[non_exhaustive]`, so a variant or a field added later breaks no
+/// stream written today.
+///
 /// ```
 /// use agents_kt::ChatChunk;
-/// let chunk = ChatChunk::ToolCallDelta { index: 0, id: Some("c1".into()), name: Some("t".into()), arguments: "{".into() };
+/// let chunk = ChatChunk::tool_call_delta(0, Some("c1".into()), Some("t".into()), "{");
 /// assert!(matches!(chunk, ChatChunk::ToolCallDelta { index: 0, .. }));
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -273,8 +426,9 @@ impl ChatResponse {
 pub enum ChatChunk {
     /// More answer text.
     Text(String),
-    /// Part of a tool call: the first delta of a call usually carries its id and name, later
+    /// Part of a tool call (built with [`ChatChunk::tool_call_delta`]): the first delta of a call usually carries its id and name, later
     /// ones more argument text. Deltas with the same `index` belong to the same call.
+    #[non_exhaustive]
     ToolCallDelta {
         /// Which call of this answer the delta belongs to.
         index: usize,
@@ -287,11 +441,54 @@ pub enum ChatChunk {
     },
     /// Token counts for the whole answer.
     Usage(Usage),
-    /// Facts about the whole answer: which model gave it and why it stopped.
+    /// Facts about the whole answer: which model gave it and why it stopped (built with
+    /// [`ChatChunk::finished`]).
+    #[non_exhaustive]
     Finished {
         /// The model that answered, as the provider names it.
         model: Option<String>,
         /// Why the model stopped.
         finish_reason: Option<String>,
     },
+}
+
+impl ChatChunk {
+    /// A piece of a tool call: deltas with the same `index` are one call; its first delta
+    /// usually carries the call's `id` and `name`, later ones more `arguments` text.
+    ///
+    /// ```
+    /// use agents_kt::ChatChunk;
+    /// let first = ChatChunk::tool_call_delta(0, Some("c1".into()), Some("get_weather".into()), "");
+    /// let more = ChatChunk::tool_call_delta(0, None, None, r#"{"city":"Oslo"}"#);
+    /// assert!(matches!(more, ChatChunk::ToolCallDelta { id: None, .. }));
+    /// # let _ = first;
+    /// ```
+    pub fn tool_call_delta(
+        index: usize,
+        id: Option<String>,
+        name: Option<String>,
+        arguments: impl Into<String>,
+    ) -> Self {
+        ChatChunk::ToolCallDelta {
+            index,
+            id,
+            name,
+            arguments: arguments.into(),
+        }
+    }
+
+    /// The last facts of an answer: the model that gave it and why it stopped, as the
+    /// provider names them.
+    ///
+    /// ```
+    /// use agents_kt::ChatChunk;
+    /// let end = ChatChunk::finished(Some("my-model".into()), Some("stop".into()));
+    /// assert!(matches!(end, ChatChunk::Finished { .. }));
+    /// ```
+    pub fn finished(model: Option<String>, finish_reason: Option<String>) -> Self {
+        ChatChunk::Finished {
+            model,
+            finish_reason,
+        }
+    }
 }

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use agents_kt::chain::{ChainDecision, Effect, Link};
-use agents_kt::{Decision, DecisionKind, DecisionStage, FnInterceptor};
+use agents_kt::{Decision, DecisionKind, FnInterceptor};
 
 /// What one interceptor of a random chain does.
 #[derive(Clone, Debug)]
@@ -50,13 +50,10 @@ pub fn reference(steps: &[Step], input: i32) -> (Vec<i32>, i32, Effect<i32>, Vec
             Step::Deny(r) | Step::Panic(r) | Step::Err(r) => (DecisionKind::Deny, Some(r.clone())),
         };
         let effective = matches!(effect, Effect::Proceed);
-        decisions.push(ChainDecision {
-            index,
-            name: format!("#{index}"),
-            stage: DecisionStage::Interceptor,
-            decision: kind,
-            reason: reason.clone(),
-            effective,
+        let decision = ChainDecision::new(index, kind).with_effective(effective);
+        decisions.push(match &reason {
+            Some(reason) => decision.with_reason(reason.clone()),
+            None => decision,
         });
         if effective {
             effect = match step {

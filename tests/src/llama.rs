@@ -122,10 +122,7 @@ pub async fn greedy_server(binary: &str, model: &str, tools: Tools) -> LlamaServ
 
 /// A small model on two cores is slow: give each request time.
 pub fn patient() -> agents_kt::HttpSettings {
-    agents_kt::HttpSettings {
-        request_timeout: Duration::from_secs(180),
-        ..agents_kt::HttpSettings::default()
-    }
+    agents_kt::HttpSettings::default().request_timeout(Duration::from_secs(180))
 }
 
 /// One exchange the proxy saw: the request body, the response status and body, as bytes.

@@ -167,12 +167,12 @@ async fn a_stream_broken_mid_tool_call_ends_the_turn_and_runs_no_tool() {
     let model = ScriptedModel::new([Reply::broken_stream(
         vec![
             ChatChunk::Text("Let me check".into()),
-            ChatChunk::ToolCallDelta {
-                index: 0,
-                id: Some("c1".into()),
-                name: Some("get_weather".into()),
-                arguments: r#"{"city": "Os"#.into(),
-            },
+            ChatChunk::tool_call_delta(
+                0,
+                Some("c1".into()),
+                Some("get_weather".into()),
+                r#"{"city": "Os"#,
+            ),
         ],
         ModelError::StreamBroken("connection reset".into()),
     )]);
@@ -197,21 +197,18 @@ async fn a_stream_broken_mid_tool_call_ends_the_turn_and_runs_no_tool() {
 
 #[tokio::test]
 async fn a_streamed_tool_call_without_a_name_is_a_malformed_answer() {
-    let model = ScriptedModel::new([Reply::chunks(vec![ChatChunk::ToolCallDelta {
-        index: 0,
-        id: Some("c1".into()),
-        name: None,
-        arguments: "{}".into(),
-    }])]);
+    let model = ScriptedModel::new([Reply::chunks(vec![ChatChunk::tool_call_delta(
+        0,
+        Some("c1".into()),
+        None,
+        "{}",
+    )])]);
     let (weather, seen) = (GetWeather::default(), Seen::default());
     let agent = forecast_agent(&model, &weather, &seen);
     for path in PATHS {
-        model.push(Reply::chunks(vec![ChatChunk::ToolCallDelta {
-            index: 0,
-            id: None,
-            name: None,
-            arguments: "{}".into(),
-        }]));
+        model.push(Reply::chunks(vec![ChatChunk::tool_call_delta(
+            0, None, None, "{}",
+        )]));
         let error = drive(&agent, "x", path).await.0.unwrap_err();
         assert!(
             matches!(&error, AgentError::Model(ModelError::InvalidResponse(m)) if m.contains("no tool name")),

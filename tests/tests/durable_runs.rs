@@ -289,9 +289,10 @@ async fn an_answer_about_other_arguments_is_refused_and_the_question_stays_open(
     let human = tokio::spawn(async move {
         let question = inbox.next().await.expect("a question");
         let stale = question
-            .answer(ApprovalAnswer::Approve {
-                fingerprint: agents_kt::approval_fingerprint("append", &json!({"line": "pay 1"})),
-            })
+            .answer(ApprovalAnswer::approve(agents_kt::approval_fingerprint(
+                "append",
+                &json!({"line": "pay 1"}),
+            )))
             .unwrap_err();
         stale.pending.deny("checked again: no");
     });
@@ -364,10 +365,7 @@ async fn a_human_may_take_longer_than_the_interceptor_timeout() {
         .model(model.clone())
         .tool(append.clone())
         .approvals(desk)
-        .budget(Budget {
-            interceptor_timeout: Duration::from_millis(50),
-            ..Budget::default()
-        })
+        .budget(Budget::default().interceptor_timeout(Duration::from_millis(50)))
         .gate_tool_call(ask_a_human)
         .build()
         .unwrap();

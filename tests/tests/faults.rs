@@ -64,7 +64,7 @@ async fn assert_contained(agent: &Agent<String, String>, seen: &Seen, during: &s
         assert_eq!(failed, 1, "{path:?}: RunFailed once");
         if path == Path::Session {
             assert!(
-                matches!(events.last(), Some(AgentEvent::Failed { error }) if *error == expected),
+                matches!(events.last(), Some(AgentEvent::Failed { error, .. }) if *error == expected),
                 "{events:?}"
             );
         }

@@ -45,12 +45,12 @@ impl Forecaster {
             }
             _ => {
                 let city = last.map_or("", |m| m.content.as_str());
-                vec![ChatChunk::ToolCallDelta {
-                    index: 0,
-                    id: Some("call-1".into()),
-                    name: Some("weather".into()),
-                    arguments: json!({ "city": city }).to_string(),
-                }]
+                vec![ChatChunk::tool_call_delta(
+                    0,
+                    Some("call-1".into()),
+                    Some("weather".into()),
+                    json!({ "city": city }).to_string(),
+                )]
             }
         }
     }
@@ -118,12 +118,12 @@ fn assert_complete_and_in_order(city: &str, events: &[AgentEvent<String>]) {
         .filter(|event| !matches!(event, AgentEvent::Token { .. }))
         .map(|event| match event {
             AgentEvent::SkillStarted { .. } => "skill".to_string(),
-            AgentEvent::TurnStarted { turn } => format!("turn{turn}"),
+            AgentEvent::TurnStarted { turn, .. } => format!("turn{turn}"),
             AgentEvent::TurnCompleted { turn, .. } => format!("done{turn}"),
             AgentEvent::ToolCallStarted { tool, .. } => format!("call:{tool}"),
             AgentEvent::ToolCallFinished { is_error, .. } => format!("result:{is_error}"),
             AgentEvent::SkillCompleted { .. } => "skill-done".to_string(),
-            AgentEvent::Completed { output } => format!("completed:{output}"),
+            AgentEvent::Completed { output, .. } => format!("completed:{output}"),
             other => format!("{other:?}"),
         })
         .collect();
@@ -145,7 +145,7 @@ fn assert_complete_and_in_order(city: &str, events: &[AgentEvent<String>]) {
     let text: String = events
         .iter()
         .filter_map(|event| match event {
-            AgentEvent::Token { text } => Some(text.as_str()),
+            AgentEvent::Token { text, .. } => Some(text.as_str()),
             _ => None,
         })
         .collect();
@@ -269,12 +269,7 @@ impl ModelClient for Trickle {
             .last()
             .is_some_and(|m| m.content == "stall")
         {
-            let call = ChatChunk::ToolCallDelta {
-                index: 0,
-                id: Some("c".into()),
-                name: Some("stall".into()),
-                arguments: "{}".into(),
-            };
+            let call = ChatChunk::tool_call_delta(0, Some("c".into()), Some("stall".into()), "{}");
             return futures::stream::iter([Ok(call)]).boxed();
         }
         let flag = DropFlag(Arc::clone(&self.dropped));

@@ -50,9 +50,9 @@ async fn a_second_run_reads_the_conversation_and_before_turn_may_redact_it_on_bo
             .on_before_turn(|messages: &[Message]| {
                 let redacted = messages
                     .iter()
-                    .map(|m| Message {
-                        content: m.content.replace("hunter2", "[redacted]"),
-                        ..m.clone()
+                    .map(|m| {
+                        m.clone()
+                            .with_content(m.content.replace("hunter2", "[redacted]"))
                     })
                     .collect();
                 Decision::ProceedWith(redacted)

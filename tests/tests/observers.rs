@@ -63,7 +63,7 @@ async fn a_lagging_observe_stream_is_bounded_and_told_how_many_events_it_missed(
         .await
         .expect_err("the script is used up");
     let next: Vec<_> = std::iter::from_fn(|| slow.next().now_or_never().flatten()).collect();
-    let PipelineEvent::Lagged { missed } = next[0] else {
+    let PipelineEvent::Lagged { missed, .. } = next[0] else {
         panic!("{:?}", next[0]);
     };
     assert_eq!(

@@ -498,14 +498,8 @@ async fn the_session_path_records_the_model_facts_from_the_stream() {
         .model(ScriptedModel::new([Reply::chunks(vec![
             ChatChunk::Text("hel".into()),
             ChatChunk::Text("lo".into()),
-            ChatChunk::Usage(Usage {
-                prompt_tokens: 9,
-                completion_tokens: 2,
-            }),
-            ChatChunk::Finished {
-                model: Some("scripted-stream".into()),
-                finish_reason: Some("stop".into()),
-            },
+            ChatChunk::Usage(Usage::new(9, 2)),
+            ChatChunk::finished(Some("scripted-stream".into()), Some("stop".into())),
         ])]))
         .build()
         .unwrap();

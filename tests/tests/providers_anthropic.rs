@@ -18,14 +18,14 @@ fn client(server: &MockServer) -> Anthropic {
         .base_url(server.uri())
         .api_key("ak-test")
         .max_tokens(512)
-        .settings(HttpSettings {
-            retry: RetryPolicy {
-                max_retries: 2,
-                initial_backoff: Duration::from_millis(5),
-                max_backoff: Duration::from_millis(50),
-            },
-            ..HttpSettings::default()
-        })
+        .settings(
+            HttpSettings::default().retry(
+                RetryPolicy::default()
+                    .max_retries(2)
+                    .initial_backoff(Duration::from_millis(5))
+                    .max_backoff(Duration::from_millis(50)),
+            ),
+        )
 }
 
 fn message(content: Value) -> ResponseTemplate {
@@ -201,16 +201,8 @@ async fn streamed_text_and_tool_input_deltas_are_assembled_and_unknown_events_ig
     let (output, events) = drive(&agent, "x", Path::Session).await;
     assert_eq!(output.unwrap(), "Rainy.");
     assert_eq!(weather.ran.entries()[0].city, "Bergen");
-    assert!(events.contains(&AgentEvent::Token {
-        text: "Let me ".into()
-    }));
-    assert_eq!(
-        usage.entries(),
-        vec![agents_kt::Usage {
-            prompt_tokens: 25,
-            completion_tokens: 40
-        }]
-    );
+    assert!(events.contains(&AgentEvent::token("Let me ")));
+    assert_eq!(usage.entries(), vec![agents_kt::Usage::new(25, 40)]);
     assert_eq!(bodies(&server).await[0]["stream"], true);
     let second = &bodies(&server).await[1]["messages"];
     assert_eq!(second[2]["content"][0]["tool_use_id"], "toolu_9");
@@ -334,7 +326,7 @@ async fn a_streamed_structured_output_is_released_whole_at_message_stop() {
     let tokens: Vec<_> = events
         .iter()
         .filter_map(|e| match e {
-            AgentEvent::Token { text } => Some(text.clone()),
+            AgentEvent::Token { text, .. } => Some(text.clone()),
             _ => None,
         })
         .collect();

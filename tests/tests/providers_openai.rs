@@ -16,15 +16,14 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 const ROUTE: &str = "/v1/chat/completions";
 
 fn fast_retries() -> HttpSettings {
-    HttpSettings {
-        retry: RetryPolicy {
-            max_retries: 2,
-            initial_backoff: Duration::from_millis(5),
-            max_backoff: Duration::from_millis(50),
-        },
-        idle_timeout: Duration::from_secs(5),
-        ..HttpSettings::default()
-    }
+    HttpSettings::default()
+        .retry(
+            RetryPolicy::default()
+                .max_retries(2)
+                .initial_backoff(Duration::from_millis(5))
+                .max_backoff(Duration::from_millis(50)),
+        )
+        .idle_timeout(Duration::from_secs(5))
 }
 
 fn client(server: &MockServer) -> OpenAiCompatible {
@@ -399,13 +398,7 @@ async fn token_usage_feeds_on_token_usage_and_max_tokens() {
         ),
         "{error}"
     );
-    assert_eq!(
-        seen.entries(),
-        vec![Usage {
-            prompt_tokens: 20,
-            completion_tokens: 8
-        }]
-    );
+    assert_eq!(seen.entries(), vec![Usage::new(20, 8)]);
 }
 
 #[derive(Clone, Debug, PartialEq, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
@@ -545,14 +538,10 @@ async fn server_closing_kept_alive_connections()
 #[tokio::test]
 async fn a_kept_alive_connection_the_server_closed_is_resent_at_once_not_failed() {
     let (base, connections) = server_closing_kept_alive_connections().await;
-    let model = OpenAiCompatible::new(base, "m").settings(HttpSettings {
+    let model = OpenAiCompatible::new(base, "m").settings(
         // No retries: the resend is not one, it is the same request on a fresh connection.
-        retry: RetryPolicy {
-            max_retries: 0,
-            ..RetryPolicy::default()
-        },
-        ..HttpSettings::default()
-    });
+        HttpSettings::default().retry(RetryPolicy::default().max_retries(0)),
+    );
     let request = agents_kt::ChatRequest::new(vec![Message::user("hi")]);
     for turn in 0..3 {
         let answer = model.chat(&request).await;

@@ -37,21 +37,18 @@ fn peer_path() -> Option<String> {
 }
 
 fn weather_request() -> ChatRequest {
-    ChatRequest {
-        tools: vec![ToolSpec {
-            name: "get_weather".into(),
-            description: "Current weather for a city.".into(),
-            parameters: json!({
-                "type": "object",
-                "properties": {"city": {"type": "string"}},
-                "required": ["city"],
-            }),
-            output_schema: None,
-        }],
-        ..ChatRequest::new(vec![Message::user(
-            "What is the weather in Paris and in Oslo? Call get_weather once per city.",
-        )])
-    }
+    ChatRequest::new(vec![Message::user(
+        "What is the weather in Paris and in Oslo? Call get_weather once per city.",
+    )])
+    .with_tools(vec![ToolSpec::new(
+        "get_weather",
+        "Current weather for a city.",
+        json!({
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+        }),
+    )])
 }
 
 /// What a client understood of one answer, in the peer script's shape.

@@ -23,10 +23,7 @@ impl Serves for LlamaServer {
     fn model(&self) -> OpenAiCompatible {
         OpenAiCompatible::new(format!("{}/v1", self.base), "smollm2")
             .max_tokens(24)
-            .settings(HttpSettings {
-                request_timeout: Duration::from_secs(180),
-                ..HttpSettings::default()
-            })
+            .settings(HttpSettings::default().request_timeout(Duration::from_secs(180)))
     }
 
     /// The server's count of prompt tokens processed so far, from its Prometheus metrics.
@@ -71,7 +68,7 @@ async fn a_real_llama_server_serves_run_and_session_and_interceptors_change_what
     let tokens: String = events
         .iter()
         .filter_map(|e| match e {
-            AgentEvent::Token { text } => Some(text.as_str()),
+            AgentEvent::Token { text, .. } => Some(text.as_str()),
             _ => None,
         })
         .collect();

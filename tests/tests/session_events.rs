@@ -15,9 +15,9 @@ use serde_json::json;
 
 fn kind(event: &AgentEvent<String>) -> String {
     match event {
-        AgentEvent::SkillStarted { skill } => format!("skill-started {skill}"),
-        AgentEvent::SkillCompleted { skill } => format!("skill-completed {skill}"),
-        AgentEvent::TurnStarted { turn } => format!("turn-started {turn}"),
+        AgentEvent::SkillStarted { skill, .. } => format!("skill-started {skill}"),
+        AgentEvent::SkillCompleted { skill, .. } => format!("skill-completed {skill}"),
+        AgentEvent::TurnStarted { turn, .. } => format!("turn-started {turn}"),
         AgentEvent::Token { .. } => "token".into(),
         AgentEvent::TurnCompleted {
             turn, tool_calls, ..
@@ -29,8 +29,8 @@ fn kind(event: &AgentEvent<String>) -> String {
         AgentEvent::ToolCallFinished { tool, is_error, .. } => {
             format!("tool-finished {tool} error={is_error}")
         }
-        AgentEvent::Completed { output } => format!("completed {output}"),
-        AgentEvent::Failed { error } => format!("failed {error}"),
+        AgentEvent::Completed { output, .. } => format!("completed {output}"),
+        AgentEvent::Failed { error, .. } => format!("failed {error}"),
         other => format!("{other:?}"),
     }
 }
@@ -69,7 +69,7 @@ async fn a_session_streams_its_events_in_order() {
     let text: String = events
         .iter()
         .filter_map(|e| match e {
-            AgentEvent::Token { text } => Some(text.as_str()),
+            AgentEvent::Token { text, .. } => Some(text.as_str()),
             _ => None,
         })
         .collect();
@@ -100,9 +100,9 @@ async fn tool_progress_carries_the_call_id_of_its_call() {
         _ => None,
     });
     let progress = events.iter().find_map(|e| match e {
-        AgentEvent::ToolCallProgress { call_id, progress } => {
-            Some((call_id.clone(), progress.clone()))
-        }
+        AgentEvent::ToolCallProgress {
+            call_id, progress, ..
+        } => Some((call_id.clone(), progress.clone())),
         _ => None,
     });
     let started = started.expect("a started event");
@@ -185,7 +185,8 @@ async fn dropping_a_session_stops_its_run() {
         matches!(
             events.next().await,
             Some(AgentEvent::Failed {
-                error: AgentError::Aborted(_)
+                error: AgentError::Aborted(_),
+                ..
             })
         ),
         "the run is reported as aborted"

@@ -59,9 +59,7 @@ async fn proceed_with_reroutes_to_the_named_skill() {
         assert_eq!(output.unwrap(), "beta: hello");
         assert_eq!(seen.lines("skill_chosen"), vec!["skill_chosen beta"]);
         if path == Path::Session {
-            assert!(events.contains(&AgentEvent::SkillStarted {
-                skill: "beta".into()
-            }));
+            assert!(events.contains(&AgentEvent::skill_started("beta")));
         }
     }
 }
@@ -113,7 +111,7 @@ async fn deny_fails_the_run_with_the_skill_name_and_on_error_sees_the_same_error
         assert!(seen.lines("skill_chosen").is_empty());
         assert_eq!(model.request_count(), 0);
         if path == Path::Session {
-            assert_eq!(events, vec![AgentEvent::Failed { error }]);
+            assert_eq!(events, vec![AgentEvent::failed(error)]);
         }
     }
 }
@@ -134,12 +132,7 @@ async fn substitute_skips_the_skill_and_on_skill_chosen() {
         assert!(seen.lines("skill_chosen").is_empty());
         assert_eq!(model.request_count(), 0);
         if path == Path::Session {
-            assert_eq!(
-                events,
-                vec![AgentEvent::Completed {
-                    output: "from cache".into()
-                }]
-            );
+            assert_eq!(events, vec![AgentEvent::completed("from cache".into())]);
         }
     }
 }

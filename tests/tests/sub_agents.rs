@@ -490,6 +490,7 @@ async fn the_session_streams_the_childs_events_tagged_with_its_run_before_the_ca
                 ids,
                 call_id,
                 event,
+                ..
             } => Some((
                 at,
                 agent.clone(),
@@ -514,7 +515,7 @@ async fn the_session_streams_the_childs_events_tagged_with_its_run_before_the_ca
         .iter()
         .map(|(_, _, _, _, event)| match event {
             AgentEvent::ToolCallFinished { tool, .. } => format!("finished {tool}"),
-            AgentEvent::Completed { output } => format!("completed {output}"),
+            AgentEvent::Completed { output, .. } => format!("completed {output}"),
             AgentEvent::Token { .. } => "token".to_string(),
             other => format!("{other:?}")
                 .split([' ', '{'])

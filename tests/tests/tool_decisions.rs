@@ -289,6 +289,7 @@ async fn proceed_with_reaches_the_session_executor_and_tool_call_finished_carrie
                 args,
                 result,
                 is_error,
+                ..
             } => Some((
                 call_id.clone(),
                 tool.clone(),

@@ -46,9 +46,9 @@ async fn proceed_with_replaces_what_the_model_sees_now_and_in_later_turns() {
                 if messages.iter().any(|m| m.content.contains("SECRET")) {
                     let redacted = messages
                         .iter()
-                        .map(|m| Message {
-                            content: m.content.replace("SECRET", "[redacted]"),
-                            ..m.clone()
+                        .map(|m| {
+                            m.clone()
+                                .with_content(m.content.replace("SECRET", "[redacted]"))
                         })
                         .collect();
                     Decision::ProceedWith(redacted)
@@ -111,7 +111,9 @@ async fn seed_prompt_injection_filter_denies_the_turn_and_never_calls_the_model(
             vec!["error Turn denied by interceptor: possible prompt injection"]
         );
         if path == Path::Session {
-            assert!(matches!(events.last(), Some(AgentEvent::Failed { error: e }) if *e == error));
+            assert!(
+                matches!(events.last(), Some(AgentEvent::Failed { error: e, .. }) if *e == error)
+            );
             assert!(
                 !events
                     .iter()
@@ -136,9 +138,7 @@ async fn substitute_skips_the_model_and_is_the_final_output() {
         if path == Path::Session {
             assert_eq!(
                 events.last(),
-                Some(&AgentEvent::Completed {
-                    output: "cached".to_string()
-                })
+                Some(&AgentEvent::completed("cached".to_string()))
             );
         }
     }

@@ -188,16 +188,8 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                 decisions,
             } => {
                 for decision in decisions {
-                    let decision = InterceptorDecision {
-                        point,
-                        target: target.to_string(),
-                        index: decision.index,
-                        name: decision.name.clone(),
-                        stage: decision.stage,
-                        decision: decision.decision,
-                        reason: decision.reason.clone(),
-                        effective: decision.effective,
-                    };
+                    let decision =
+                        InterceptorDecision::new(point, target.to_string(), decision.clone());
                     trace::decision(&decision);
                     #[cfg(feature = "otel")]
                     self.core.metrics.decision(&decision);

@@ -29,8 +29,9 @@ use crate::{
     Decision, DecisionKind, DecisionStage, Gate, InterceptContext, Intercepted, Interceptor,
 };
 
-/// What a chain of interceptors decided about a value.
+/// What a chain of interceptors decided about a value (built by the chain; read its fields).
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct ChainOutcome<T, R> {
     /// The value after the chain: the replacement if the effective decision was `ProceedWith`,
     /// the original otherwise.
@@ -43,7 +44,7 @@ pub struct ChainOutcome<T, R> {
 }
 
 /// The effective decision of a chain, with the replacement already moved into
-/// [`ChainOutcome::value`].
+/// [`ChainOutcome::value`]. Exhaustive, as [`crate::Decision`] is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Effect<R> {
     /// Every interceptor proceeded.
@@ -74,7 +75,14 @@ impl<R> Effect<R> {
 }
 
 /// One non-`Proceed` decision taken in a chain, as reported to observers.
+///
+/// ```
+/// use agents_kt::{DecisionKind, chain::ChainDecision};
+/// let d = ChainDecision::new(1, DecisionKind::Deny).with_reason("no");
+/// assert_eq!((d.name.as_str(), d.effective), ("#1", true));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ChainDecision {
     /// Position of the interceptor (or gate) among its stage's, in registration order, from 0.
     pub index: usize,
@@ -88,6 +96,73 @@ pub struct ChainDecision {
     pub reason: Option<String>,
     /// Whether this decision was its stage's effective one.
     pub effective: bool,
+}
+
+impl ChainDecision {
+    /// The effective `decision` of the interceptor at `index`, unnamed (`#<index>`), without a
+    /// reason; the `with_*` methods change the rest.
+    ///
+    /// ```
+    /// use agents_kt::{DecisionKind, DecisionStage, chain::ChainDecision};
+    /// let d = ChainDecision::new(0, DecisionKind::Deny).with_stage(DecisionStage::Gate);
+    /// assert_eq!(d.stage, DecisionStage::Gate);
+    /// ```
+    pub fn new(index: usize, decision: DecisionKind) -> Self {
+        ChainDecision {
+            index,
+            name: format!("#{index}"),
+            stage: DecisionStage::Interceptor,
+            decision,
+            reason: None,
+            effective: true,
+        }
+    }
+
+    /// Named `name` (a function's, a type's, or the one given with `.named(..)`).
+    ///
+    /// ```
+    /// use agents_kt::{DecisionKind, chain::ChainDecision};
+    /// assert_eq!(ChainDecision::new(0, DecisionKind::Deny).with_name("no_mars").name, "no_mars");
+    /// ```
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// Taken by an interceptor or a gate.
+    ///
+    /// ```
+    /// use agents_kt::{DecisionKind, DecisionStage, chain::ChainDecision};
+    /// let d = ChainDecision::new(0, DecisionKind::Deny).with_stage(DecisionStage::Gate);
+    /// assert_eq!(d.stage, DecisionStage::Gate);
+    /// ```
+    pub fn with_stage(mut self, stage: DecisionStage) -> Self {
+        self.stage = stage;
+        self
+    }
+
+    /// With this reason (a `Deny`'s).
+    ///
+    /// ```
+    /// use agents_kt::{DecisionKind, chain::ChainDecision};
+    /// let d = ChainDecision::new(0, DecisionKind::Deny).with_reason("no");
+    /// assert_eq!(d.reason.as_deref(), Some("no"));
+    /// ```
+    pub fn with_reason(mut self, reason: impl Into<String>) -> Self {
+        self.reason = Some(reason.into());
+        self
+    }
+
+    /// Whether it was its stage's effective decision.
+    ///
+    /// ```
+    /// use agents_kt::{DecisionKind, chain::ChainDecision};
+    /// assert!(!ChainDecision::new(2, DecisionKind::Deny).with_effective(false).effective);
+    /// ```
+    pub fn with_effective(mut self, effective: bool) -> Self {
+        self.effective = effective;
+        self
+    }
 }
 
 /// One interceptor of a chain, with the name it is reported by.
@@ -149,7 +224,17 @@ pub type AllowReport = fn(index: usize, name: Option<&str>);
 
 /// How a chain is run: which stage it is, how long an undecided interceptor may take, and whom
 /// to tell of a `Proceed`.
+///
+/// ```
+/// use std::time::Duration;
+/// use agents_kt::{DecisionStage, chain::ChainOptions};
+/// let options = ChainOptions::default()
+///     .stage(DecisionStage::Gate)
+///     .timeout(Duration::from_secs(5));
+/// assert_eq!(options.timeout, Some(Duration::from_secs(5)));
+/// ```
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct ChainOptions {
     /// Interceptors or gates.
     pub stage: DecisionStage,
@@ -157,6 +242,43 @@ pub struct ChainOptions {
     pub timeout: Option<Duration>,
     /// Called for every link that proceeds (`None`: nobody is told).
     pub on_allow: Option<AllowReport>,
+}
+
+impl ChainOptions {
+    /// Run the links as interceptors or as gates (how their decisions are reported).
+    ///
+    /// ```
+    /// use agents_kt::{DecisionStage, chain::ChainOptions};
+    /// assert_eq!(ChainOptions::default().stage(DecisionStage::Gate).stage, DecisionStage::Gate);
+    /// ```
+    pub fn stage(mut self, stage: DecisionStage) -> Self {
+        self.stage = stage;
+        self
+    }
+
+    /// A link whose future has not decided after `timeout` denies.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let o = agents_kt::chain::ChainOptions::default().timeout(Duration::from_millis(50));
+    /// assert_eq!(o.timeout, Some(Duration::from_millis(50)));
+    /// ```
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Tell `report` of every link that proceeds.
+    ///
+    /// ```
+    /// fn traced(index: usize, name: Option<&str>) { println!("{index} {name:?} proceeded"); }
+    /// let o = agents_kt::chain::ChainOptions::default().on_allow(traced);
+    /// assert!(o.on_allow.is_some());
+    /// ```
+    pub fn on_allow(mut self, report: AllowReport) -> Self {
+        self.on_allow = Some(report);
+        self
+    }
 }
 
 impl Default for ChainOptions {

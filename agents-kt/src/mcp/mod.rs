@@ -315,9 +315,21 @@ impl<IN, OUT> Exposed<IN, OUT> {
 /// Why serving stopped.
 ///
 /// ```
-/// let e = agents_kt::McpServeError("connection closed".into());
+/// let e = agents_kt::McpServeError::new("connection closed");
 /// assert!(e.to_string().contains("connection closed"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("MCP server failed: {0}")]
+#[non_exhaustive]
 pub struct McpServeError(pub String);
+
+impl McpServeError {
+    /// Serving stopped for this reason.
+    ///
+    /// ```
+    /// assert_eq!(agents_kt::McpServeError::new("closed").0, "closed");
+    /// ```
+    pub fn new(reason: impl Into<String>) -> Self {
+        McpServeError(reason.into())
+    }
+}

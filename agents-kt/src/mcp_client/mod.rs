@@ -52,6 +52,7 @@ pub(crate) struct Bound {
 /// Why connecting to an MCP server failed.
 #[derive(Debug, thiserror::Error)]
 #[error("MCP server `{server}`: {reason}")]
+#[non_exhaustive]
 pub struct McpClientError {
     /// The command (or address) of the server.
     pub server: String,

@@ -70,11 +70,12 @@ pub(crate) fn chat_stream<'a, P: Provider>(
 ///
 /// ```
 /// use std::time::Duration;
-/// let policy = agents_kt::RetryPolicy { max_retries: 2, ..Default::default() };
+/// let policy = agents_kt::RetryPolicy::default().max_retries(2);
 /// assert_eq!(policy.max_retries, 2);
 /// assert_eq!(policy.initial_backoff, Duration::from_millis(500));
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct RetryPolicy {
     /// Retries after the first attempt (default 3).
     pub max_retries: u32,
@@ -95,6 +96,40 @@ impl Default for RetryPolicy {
 }
 
 impl RetryPolicy {
+    /// Retry at most `retries` times after the first attempt (0: never retry).
+    ///
+    /// ```
+    /// assert_eq!(agents_kt::RetryPolicy::default().max_retries(0).max_retries, 0);
+    /// ```
+    pub fn max_retries(mut self, retries: u32) -> Self {
+        self.max_retries = retries;
+        self
+    }
+
+    /// Wait `backoff` before the first retry (doubled for each later one).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let p = agents_kt::RetryPolicy::default().initial_backoff(Duration::from_millis(10));
+    /// assert_eq!(p.initial_backoff, Duration::from_millis(10));
+    /// ```
+    pub fn initial_backoff(mut self, backoff: Duration) -> Self {
+        self.initial_backoff = backoff;
+        self
+    }
+
+    /// Never wait longer than `backoff` before a retry, whatever `Retry-After` says.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let p = agents_kt::RetryPolicy::default().max_backoff(Duration::from_secs(2));
+    /// assert_eq!(p.max_backoff, Duration::from_secs(2));
+    /// ```
+    pub fn max_backoff(mut self, backoff: Duration) -> Self {
+        self.max_backoff = backoff;
+        self
+    }
+
     /// The wait before retry number `retry` (from 0): the server's `Retry-After` if it gave one,
     /// else exponential backoff with full jitter; never above `max_backoff`.
     fn delay(&self, retry: u32, retry_after: Option<Duration>) -> Duration {
@@ -114,10 +149,12 @@ impl RetryPolicy {
 ///
 /// ```
 /// use std::time::Duration;
-/// let settings = agents_kt::HttpSettings::default();
+/// let settings = agents_kt::HttpSettings::default().idle_timeout(Duration::from_secs(30));
 /// assert_eq!(settings.request_timeout, Duration::from_secs(120));
+/// assert_eq!(settings.idle_timeout, Duration::from_secs(30));
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct HttpSettings {
     /// Longest wait for a whole (non-streamed) answer, and for a stream's response headers.
     pub request_timeout: Duration,
@@ -141,6 +178,54 @@ impl Default for HttpSettings {
 }
 
 impl HttpSettings {
+    /// Wait at most `timeout` for a whole answer (and for a stream's response headers).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let s = agents_kt::HttpSettings::default().request_timeout(Duration::from_secs(5));
+    /// assert_eq!(s.request_timeout, Duration::from_secs(5));
+    /// ```
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// Give up on a stream silent for longer than `timeout`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let s = agents_kt::HttpSettings::default().idle_timeout(Duration::from_secs(5));
+    /// assert_eq!(s.idle_timeout, Duration::from_secs(5));
+    /// ```
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_timeout = timeout;
+        self
+    }
+
+    /// Wait at most `timeout` for a connection.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let s = agents_kt::HttpSettings::default().connect_timeout(Duration::from_secs(1));
+    /// assert_eq!(s.connect_timeout, Duration::from_secs(1));
+    /// ```
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// Retry failed requests as `policy` says.
+    ///
+    /// ```
+    /// use agents_kt::{HttpSettings, RetryPolicy};
+    /// let s = HttpSettings::default().retry(RetryPolicy::default().max_retries(0));
+    /// assert_eq!(s.retry.max_retries, 0);
+    /// ```
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
     pub(crate) fn client(&self) -> Result<reqwest::Client, ModelError> {
         reqwest::Client::builder()
             .connect_timeout(self.connect_timeout)

@@ -19,6 +19,7 @@ use tracing_subscriber::registry::LookupSpan;
 /// ```
 #[derive(Debug, thiserror::Error)]
 #[error("telemetry: {0}")]
+#[non_exhaustive]
 pub struct TelemetryError(pub String);
 
 /// The tracer and meter providers the agents' telemetry goes to. Dropping it flushes and shuts

@@ -100,10 +100,9 @@ impl LedgerModel {
         push_line(&self.dir.join("model-calls.txt"), "call");
         let last = request.messages.last();
         match last {
-            Some(message) if message.role == Role::Tool => ChatResponse {
-                content: format!("done: {}", message.content),
-                ..ChatResponse::default()
-            },
+            Some(message) if message.role == Role::Tool => {
+                ChatResponse::text(format!("done: {}", message.content))
+            }
             _ => {
                 let input = request
                     .messages
@@ -113,10 +112,8 @@ impl LedgerModel {
                     .map(|m| m.content.clone())
                     .unwrap_or_default();
                 let arguments = serde_json::json!({ "line": input }).to_string();
-                ChatResponse {
-                    tool_calls: vec![ToolCall::new("call-1", "append", arguments)],
-                    ..ChatResponse::default()
-                }
+                ChatResponse::default()
+                    .with_tool_calls(vec![ToolCall::new("call-1", "append", arguments)])
             }
         }
     }
@@ -162,17 +159,17 @@ impl FrontModel {
     fn answer(&self, request: &ChatRequest) -> ChatResponse {
         push_line(&self.dir.join("front-calls.txt"), "call");
         match request.messages.last() {
-            Some(message) if message.role == Role::Tool => ChatResponse {
-                content: format!("front: {}", message.content),
-                ..ChatResponse::default()
-            },
+            Some(message) if message.role == Role::Tool => {
+                ChatResponse::text(format!("front: {}", message.content))
+            }
             last => {
                 let input = last.map(|m| m.content.clone()).unwrap_or_default();
                 let arguments = serde_json::json!({ "input": input }).to_string();
-                ChatResponse {
-                    tool_calls: vec![ToolCall::new("front-1", "bookkeeper", arguments)],
-                    ..ChatResponse::default()
-                }
+                ChatResponse::default().with_tool_calls(vec![ToolCall::new(
+                    "front-1",
+                    "bookkeeper",
+                    arguments,
+                )])
             }
         }
     }

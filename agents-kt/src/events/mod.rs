@@ -1,22 +1,41 @@
 //! What a run reports: [`AgentEvent`]s on a session's stream, and [`PipelineEvent`]s to everyone
 //! observing the agent.
 
+mod constructors;
+
 use serde_json::Value;
 
+use crate::chain::ChainDecision;
 use crate::{AgentError, BudgetLimit, DecisionKind, ToolCall, Usage};
 
 /// Which run an event belongs to.
 ///
 /// ```
-/// let ids = agents_kt::RunIds { run_id: "weather/run-1".into(), session_id: "weather/session-1".into() };
+/// let ids = agents_kt::RunIds::new("weather/run-1", "weather/session-1");
 /// assert!(ids.run_id.ends_with("run-1"));
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct RunIds {
     /// Unique per `run` or `session` call of an agent.
     pub run_id: String,
     /// The session the run belongs to (a `run` call is a session of its own).
     pub session_id: String,
+}
+
+impl RunIds {
+    /// The ids of one run, and of the session it belongs to.
+    ///
+    /// ```
+    /// let ids = agents_kt::RunIds::new("r1", "s1");
+    /// assert_eq!(ids.session_id, "s1");
+    /// ```
+    pub fn new(run_id: impl Into<String>, session_id: impl Into<String>) -> Self {
+        RunIds {
+            run_id: run_id.into(),
+            session_id: session_id.into(),
+        }
+    }
 }
 
 /// Where an interceptor sits.
@@ -56,6 +75,7 @@ impl std::fmt::Display for InterceptionPoint {
 /// assert_eq!(agents_kt::DecisionStage::Gate.to_string(), "gate");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum DecisionStage {
     /// An interceptor of the chain.
     Interceptor,
@@ -76,15 +96,16 @@ impl std::fmt::Display for DecisionStage {
 /// `on_interceptor_decision` observers and [`PipelineEvent::InterceptorDecision`] see it.
 ///
 /// ```
-/// use agents_kt::{DecisionKind, DecisionStage, InterceptionPoint, InterceptorDecision};
-/// let d = InterceptorDecision {
-///     point: InterceptionPoint::ToolCall, target: "writeFile".into(), index: 0,
-///     name: "no_system_paths".into(), stage: DecisionStage::Interceptor,
-///     decision: DecisionKind::Deny, reason: Some("system paths are off-limits".into()), effective: true,
-/// };
+/// use agents_kt::{DecisionKind, InterceptionPoint, InterceptorDecision, chain::ChainDecision};
+/// let taken = ChainDecision::new(0, DecisionKind::Deny)
+///     .with_name("no_system_paths")
+///     .with_reason("system paths are off-limits");
+/// let d = InterceptorDecision::new(InterceptionPoint::ToolCall, "writeFile", taken);
 /// assert!(d.effective);
+/// assert_eq!(d.name, "no_system_paths");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct InterceptorDecision {
     /// Where the interceptor sits.
     pub point: InterceptionPoint,
@@ -106,37 +127,77 @@ pub struct InterceptorDecision {
     pub effective: bool,
 }
 
+impl InterceptorDecision {
+    /// A decision a chain took (`taken`) at `point`, about `target` (the skill or tool name, or
+    /// `turn <n>`).
+    ///
+    /// ```
+    /// use agents_kt::{DecisionKind, InterceptionPoint, InterceptorDecision, chain::ChainDecision};
+    /// let d = InterceptorDecision::new(InterceptionPoint::Turn, "turn 1", ChainDecision::new(0, DecisionKind::Deny));
+    /// assert_eq!(d.target, "turn 1");
+    /// ```
+    pub fn new(point: InterceptionPoint, target: impl Into<String>, taken: ChainDecision) -> Self {
+        let ChainDecision {
+            index,
+            name,
+            stage,
+            decision,
+            reason,
+            effective,
+        } = taken;
+        InterceptorDecision {
+            point,
+            target: target.into(),
+            index,
+            name,
+            stage,
+            decision,
+            reason,
+            effective,
+        }
+    }
+}
+
 /// What a session reports while it runs, in order. `OUT` is the agent's output type.
 ///
 /// ```
 /// use agents_kt::AgentEvent;
-/// let e: AgentEvent<String> = AgentEvent::Token { text: "Hel".into() };
+/// let e: AgentEvent<String> = AgentEvent::token("Hel");
 /// assert!(matches!(e, AgentEvent::Token { .. }));
 /// ```
+///
+/// The enum and its variants are `#[non_exhaustive]`: a `match` needs a `_` arm and `..` in
+/// each variant's pattern, and a test builds events with the constructors
+/// ([`AgentEvent::token`], …), so a variant or a field added later breaks no consumer.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum AgentEvent<OUT> {
     /// A skill begins.
+    #[non_exhaustive]
     SkillStarted {
         /// The skill's name.
         skill: String,
     },
     /// A skill finished with an output.
+    #[non_exhaustive]
     SkillCompleted {
         /// The skill's name.
         skill: String,
     },
     /// A model turn begins (numbered from 1).
+    #[non_exhaustive]
     TurnStarted {
         /// The turn's number.
         turn: u32,
     },
     /// A piece of the model's text, as streamed.
+    #[non_exhaustive]
     Token {
         /// The text.
         text: String,
     },
     /// A model turn ended with this answer.
+    #[non_exhaustive]
     TurnCompleted {
         /// The turn's number.
         turn: u32,
@@ -146,6 +207,7 @@ pub enum AgentEvent<OUT> {
         tool_calls: Vec<ToolCall>,
     },
     /// A tool is about to run (or a substitute to stand in), with the arguments it will see.
+    #[non_exhaustive]
     ToolCallStarted {
         /// The call's id.
         call_id: String,
@@ -155,6 +217,7 @@ pub enum AgentEvent<OUT> {
         args: Value,
     },
     /// A running tool reported progress through [`crate::ToolContext::emit`].
+    #[non_exhaustive]
     ToolCallProgress {
         /// The call's id.
         call_id: String,
@@ -162,6 +225,7 @@ pub enum AgentEvent<OUT> {
         progress: Value,
     },
     /// A tool call ended; every call the model asks for ends with exactly one of these.
+    #[non_exhaustive]
     ToolCallFinished {
         /// The call's id.
         call_id: String,
@@ -177,6 +241,7 @@ pub enum AgentEvent<OUT> {
     /// Something happened in a sub-agent this run started (a tool that runs an agent, or a
     /// handoff): the sub-agent's own event, its output as JSON, tagged with which run it came
     /// from. A sub-agent's sub-agent's events arrive nested twice.
+    #[non_exhaustive]
     SubAgent {
         /// The sub-agent's name.
         agent: String,
@@ -188,11 +253,13 @@ pub enum AgentEvent<OUT> {
         event: Box<AgentEvent<Value>>,
     },
     /// The run finished with this output.
+    #[non_exhaustive]
     Completed {
         /// The output.
         output: OUT,
     },
     /// The run failed.
+    #[non_exhaustive]
     Failed {
         /// Why.
         error: AgentError,
@@ -267,14 +334,19 @@ impl<OUT: serde::Serialize> AgentEvent<OUT> {
 ///
 /// ```
 /// use agents_kt::{PipelineEvent, RunIds};
-/// let ids = RunIds { run_id: "a/run-1".into(), session_id: "a/run-1".into() };
-/// let e = PipelineEvent::RunCompleted { ids: ids.clone() };
+/// let ids = RunIds::new("a/run-1", "a/run-1");
+/// let e = PipelineEvent::run_completed(ids.clone());
 /// assert_eq!(e.ids(), &ids);
 /// ```
+///
+/// The enum and its variants are `#[non_exhaustive]`: a `match` needs a `_` arm and `..` in
+/// each variant's pattern, and a test builds events with the constructors
+/// ([`PipelineEvent::run_completed`], …), so a variant or a field added later breaks no observer.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum PipelineEvent {
     /// A run began.
+    #[non_exhaustive]
     RunStarted {
         /// The run.
         ids: RunIds,
@@ -282,6 +354,7 @@ pub enum PipelineEvent {
         agent: String,
     },
     /// A skill was chosen (after `on_before_skill` accepted or rerouted).
+    #[non_exhaustive]
     SkillChosen {
         /// The run.
         ids: RunIds,
@@ -289,6 +362,7 @@ pub enum PipelineEvent {
         skill: String,
     },
     /// An interceptor took a non-`Proceed` decision, or a gate denied.
+    #[non_exhaustive]
     InterceptorDecision {
         /// The run.
         ids: RunIds,
@@ -296,6 +370,7 @@ pub enum PipelineEvent {
         decision: InterceptorDecision,
     },
     /// A model turn began.
+    #[non_exhaustive]
     TurnStarted {
         /// The run.
         ids: RunIds,
@@ -303,6 +378,7 @@ pub enum PipelineEvent {
         turn: u32,
     },
     /// A model turn answered.
+    #[non_exhaustive]
     TurnCompleted {
         /// The run.
         ids: RunIds,
@@ -314,6 +390,7 @@ pub enum PipelineEvent {
         usage: Option<Usage>,
     },
     /// A tool ran (or was substituted) and produced a result.
+    #[non_exhaustive]
     ToolUsed {
         /// The run.
         ids: RunIds,
@@ -329,6 +406,7 @@ pub enum PipelineEvent {
         substituted: bool,
     },
     /// An interceptor denied a tool call; the tool did not run.
+    #[non_exhaustive]
     ToolDenied {
         /// The run.
         ids: RunIds,
@@ -343,6 +421,7 @@ pub enum PipelineEvent {
     },
     /// An after-tool interceptor (or gate) withheld a tool's result; the model was told it was
     /// withheld, not what it was.
+    #[non_exhaustive]
     ToolResultWithheld {
         /// The run.
         ids: RunIds,
@@ -356,6 +435,7 @@ pub enum PipelineEvent {
         reason: String,
     },
     /// A tool body failed (returned an error, panicked or timed out).
+    #[non_exhaustive]
     ToolFailed {
         /// The run.
         ids: RunIds,
@@ -370,6 +450,7 @@ pub enum PipelineEvent {
     },
     /// A tool call was rejected before any interceptor saw it (unknown tool, invalid or oversized
     /// arguments).
+    #[non_exhaustive]
     ToolRejected {
         /// The run.
         ids: RunIds,
@@ -381,6 +462,7 @@ pub enum PipelineEvent {
         reason: String,
     },
     /// A budget threshold was crossed.
+    #[non_exhaustive]
     BudgetThreshold {
         /// The run.
         ids: RunIds,
@@ -390,11 +472,13 @@ pub enum PipelineEvent {
         fraction: f64,
     },
     /// A run finished with an output.
+    #[non_exhaustive]
     RunCompleted {
         /// The run.
         ids: RunIds,
     },
     /// A run failed.
+    #[non_exhaustive]
     RunFailed {
         /// The run.
         ids: RunIds,
@@ -404,6 +488,7 @@ pub enum PipelineEvent {
     /// This `observe()` stream fell behind by more than
     /// [`OBSERVE_BUFFER`](crate::OBSERVE_BUFFER) events: `missed` events (of any runs) were
     /// dropped for it before this one. Its [`ids`](PipelineEvent::ids) are empty.
+    #[non_exhaustive]
     Lagged {
         /// How many events this stream did not receive.
         missed: u64,
