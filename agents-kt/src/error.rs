@@ -17,6 +17,7 @@ pub enum AgentError {
     /// A skill or turn interceptor (or gate) denied (a tool-call denial is not an error: the
     /// model is told and may recover).
     #[error("{}", denial_text(*point, target, reason))]
+    #[non_exhaustive]
     InterceptorDenied {
         /// Where.
         point: InterceptionPoint,
@@ -27,6 +28,7 @@ pub enum AgentError {
     },
     /// A budget limit was exceeded; the run ended.
     #[error("budget exceeded: {limit} ({detail})")]
+    #[non_exhaustive]
     BudgetExceeded {
         /// Which limit.
         limit: BudgetLimit,
@@ -35,6 +37,7 @@ pub enum AgentError {
     },
     /// A skill name (from the selector or an `on_before_skill` reroute) names no skill.
     #[error("unknown skill '{name}': this agent's skills are {available}")]
+    #[non_exhaustive]
     UnknownSkill {
         /// The name asked for.
         name: String,
@@ -47,6 +50,7 @@ pub enum AgentError {
     /// The model's final answer did not parse into the agent's output type (after
     /// [`crate::Budget::max_output_repairs`] attempts to have it repaired).
     #[error("the model's final answer is not a valid `{expected}`: {reason}; raw answer: {raw:?}")]
+    #[non_exhaustive]
     Output {
         /// The output type's name.
         expected: String,
@@ -57,6 +61,7 @@ pub enum AgentError {
     },
     /// A code skill's tool call was denied by an interceptor.
     #[error("Tool '{tool}' denied by policy: {reason}")]
+    #[non_exhaustive]
     ToolDenied {
         /// The tool.
         tool: String,
@@ -65,6 +70,7 @@ pub enum AgentError {
     },
     /// A code skill's tool call failed.
     #[error("Tool '{tool}' failed: {error}")]
+    #[non_exhaustive]
     ToolFailed {
         /// The tool.
         tool: String,
@@ -73,12 +79,14 @@ pub enum AgentError {
     },
     /// A code skill called a tool this agent does not have.
     #[error("unknown tool '{tool}': register it on the agent with `.tool(..)`")]
+    #[non_exhaustive]
     UnknownTool {
         /// The tool's name.
         tool: String,
     },
     /// A code skill failed.
     #[error("skill '{skill}' failed: {message}")]
+    #[non_exhaustive]
     Skill {
         /// The skill.
         skill: String,
@@ -94,6 +102,7 @@ pub enum AgentError {
     /// its stream), the skill selector, a tool output's serialization. The panic never reaches
     /// the caller: `run` returns this, a session ends with `AgentEvent::Failed` carrying it.
     #[error("the agent run panicked while {during}: {message}")]
+    #[non_exhaustive]
     Panicked {
         /// What was running: `running skill 'x'`, `calling the model`, ….
         during: String,
@@ -114,6 +123,7 @@ pub enum AgentError {
     Memory(crate::StoreError),
     /// The model chose no skill the agent has, even when asked once more.
     #[error("the model chose no skill of this agent: {reason} (skills: {available})")]
+    #[non_exhaustive]
     SkillChoice {
         /// What the model answered, and why it does not fit.
         reason: String,
@@ -173,6 +183,7 @@ pub enum BuildError {
     #[error(
         "two tools are named '{name}': {first} and {second}; tool names must be unique within an agent (give an MCP toolset a `.prefix(..)`)"
     )]
+    #[non_exhaustive]
     DuplicateTool {
         /// The name.
         name: String,
@@ -183,12 +194,14 @@ pub enum BuildError {
     },
     /// Two skills share a name.
     #[error("two skills are named '{name}': skill names must be unique within an agent")]
+    #[non_exhaustive]
     DuplicateSkill {
         /// The name.
         name: String,
     },
     /// Several skills and no way to choose between them.
     #[error("the agent has several skills ({skills}) but no selector: add `.skill_selector(..)`")]
+    #[non_exhaustive]
     NoSelector {
         /// The skills, comma-separated.
         skills: String,
@@ -197,6 +210,7 @@ pub enum BuildError {
     #[error(
         "skill '{skill}' allows tool '{tool}', which is not registered: add `.tool(..)` for it"
     )]
+    #[non_exhaustive]
     UnknownAllowedTool {
         /// The skill.
         skill: String,
@@ -207,6 +221,7 @@ pub enum BuildError {
     #[error(
         "an interceptor is registered for tool '{tool}', which is not registered: add `.tool(..)` for it"
     )]
+    #[non_exhaustive]
     InterceptorForUnknownTool {
         /// The tool.
         tool: String,
@@ -216,6 +231,7 @@ pub enum BuildError {
     #[error(
         "`{binding}` binds the remote tool as '{bound}', but it is registered as '{registered}': prefix the toolset before binding, and bind the prefixed name"
     )]
+    #[non_exhaustive]
     BoundToolRenamed {
         /// The binding's type.
         binding: String,
@@ -228,6 +244,7 @@ pub enum BuildError {
     #[error(
         "the interceptor for tool '{tool}' was written for a different tool type with the same name"
     )]
+    #[non_exhaustive]
     InterceptorToolMismatch {
         /// The tool.
         tool: String,
@@ -236,6 +253,7 @@ pub enum BuildError {
     #[error(
         "the arguments of tool '{tool}' are not a JSON object (schema type {found}): use a struct with named fields"
     )]
+    #[non_exhaustive]
     ArgsNotObject {
         /// The tool.
         tool: String,
@@ -244,18 +262,21 @@ pub enum BuildError {
     },
     /// An agentic skill needs a model and none was given.
     #[error("skill '{skill}' calls the model, but the agent has none: add `.model(..)`")]
+    #[non_exhaustive]
     NoModel {
         /// The skill.
         skill: String,
     },
     /// A skill name (to expose, say) names no skill of the agent.
     #[error("the agent has no skill named '{name}'")]
+    #[non_exhaustive]
     UnknownSkill {
         /// The name.
         name: String,
     },
     /// A budget threshold fraction outside (0, 1].
     #[error("budget threshold {fraction} is not in (0, 1]")]
+    #[non_exhaustive]
     InvalidThreshold {
         /// The fraction given.
         fraction: f64,
@@ -264,6 +285,7 @@ pub enum BuildError {
     #[error(
         "`.named(\"{name}\")` names the interceptor or gate registered just before it, and there is none"
     )]
+    #[non_exhaustive]
     NothingToName {
         /// The name given.
         name: String,

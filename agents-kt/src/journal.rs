@@ -70,6 +70,7 @@ pub enum JournalError {
     #[error(
         "the run's journal has step '{recorded}' where this code expects '{expected}': the agent changed since the run was recorded; finish it with the code that started it, or start a new run"
     )]
+    #[non_exhaustive]
     Diverged {
         /// The step this code was about to take.
         expected: String,
@@ -78,6 +79,7 @@ pub enum JournalError {
     },
     /// A recorded result could not be read back.
     #[error("the journaled result of step '{step}' could not be read: {reason}")]
+    #[non_exhaustive]
     Unreadable {
         /// The step.
         step: String,
@@ -90,6 +92,35 @@ pub enum JournalError {
     /// The journal itself failed (its engine is unreachable, the run was cancelled).
     #[error("the journal failed: {0}")]
     Failed(String),
+}
+
+impl JournalError {
+    /// The journal recorded step `recorded` where this code expects `expected` (what a
+    /// [`Journal`] of your own returns when a replay meets another step).
+    ///
+    /// ```
+    /// let e = agents_kt::JournalError::diverged("turn#2", "tool#1:pay");
+    /// assert!(matches!(e, agents_kt::JournalError::Diverged { .. }));
+    /// ```
+    pub fn diverged(expected: impl Into<String>, recorded: impl Into<String>) -> Self {
+        JournalError::Diverged {
+            expected: expected.into(),
+            recorded: recorded.into(),
+        }
+    }
+
+    /// The recorded result of `step` could not be read back, for `reason`.
+    ///
+    /// ```
+    /// let e = agents_kt::JournalError::unreadable("turn#1", "not a chat response");
+    /// assert!(e.to_string().contains("turn#1"));
+    /// ```
+    pub fn unreadable(step: impl Into<String>, reason: impl Into<String>) -> Self {
+        JournalError::Unreadable {
+            step: step.into(),
+            reason: reason.into(),
+        }
+    }
 }
 
 /// A step's recorded value: its name with its result, so a replay can check it is the same step.

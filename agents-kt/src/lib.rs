@@ -150,8 +150,13 @@ pub mod prelude {
     pub use crate::{
         Agent, AgentError, AgentEvent, Budget, Decision, Extensions, InterceptContext, Message,
         ModelClient, PipelineEvent, Reply, ScriptedModel, Skill, SkillContext, SkillError, Tool,
-        ToolContext, ToolError, ToolGate, ToolInterceptor, Verdict, after_tool_call, agent,
-        before_skill, before_tool_call, before_turn, gate, gate_skill, gate_turn, skill, tool,
+        ToolContext, ToolError, ToolGate, ToolInterceptor, Verdict,
+    };
+    // Through `macros`, not the crate root: there `agent`, `gate`, `skill` and `tool` also name
+    // private modules, which a root import would drag along (rustdoc lists them as the prelude's).
+    pub use crate::macros::{
+        after_tool_call, agent, before_skill, before_tool_call, before_turn, gate, gate_skill,
+        gate_turn, skill, tool,
     };
 }
 

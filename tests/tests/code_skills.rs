@@ -53,12 +53,10 @@ async fn a_code_skills_tool_call_passes_the_tool_chain_and_a_deny_is_an_error() 
         .build()
         .unwrap();
     let error = agent.run("/etc/shadow".into()).await.unwrap_err();
-    assert_eq!(
-        error,
-        AgentError::ToolDenied {
-            tool: "writeFile".into(),
-            reason: "system paths are off-limits".into()
-        }
+    assert!(
+        matches!(&error, AgentError::ToolDenied { tool, reason, .. }
+            if tool == "writeFile" && reason == "system paths are off-limits"),
+        "{error:?}"
     );
     assert_eq!(
         error.to_string(),
@@ -204,12 +202,11 @@ async fn a_code_skills_own_error_names_the_skill() {
         .build()
         .unwrap();
     assert_eq!(agent.run("7".into()).await.unwrap(), "7");
-    assert_eq!(
-        agent.run("seven".into()).await.unwrap_err(),
-        AgentError::Skill {
-            skill: "parse".into(),
-            message: "invalid digit found in string".into()
-        }
+    let error = agent.run("seven".into()).await.unwrap_err();
+    assert!(
+        matches!(&error, AgentError::Skill { skill, message, .. }
+            if skill == "parse" && message == "invalid digit found in string"),
+        "{error:?}"
     );
 }
 
@@ -231,11 +228,10 @@ async fn calling_an_unregistered_tool_from_a_code_skill_is_an_error() {
         ))
         .build()
         .unwrap();
-    assert_eq!(
-        agent.run("x".into()).await.unwrap_err(),
-        AgentError::UnknownTool {
-            tool: "fetchAccount".into()
-        }
+    let error = agent.run("x".into()).await.unwrap_err();
+    assert!(
+        matches!(&error, AgentError::UnknownTool { tool, .. } if tool == "fetchAccount"),
+        "{error:?}"
     );
 }
 

@@ -172,12 +172,10 @@ async fn a_replay_whose_policy_now_denies_a_recorded_call_is_a_clear_journal_err
         .run_journaled("go".into(), Extensions::new(), replay)
         .await
         .unwrap_err();
-    assert_eq!(
-        error,
-        AgentError::Journal(JournalError::Diverged {
-            expected: "turn#2".into(),
-            recorded: "tool#1:append".into(),
-        })
+    assert!(
+        matches!(&error, AgentError::Journal(JournalError::Diverged { expected, recorded, .. })
+            if expected == "turn#2" && recorded == "tool#1:append"),
+        "{error:?}"
     );
     assert!(
         error

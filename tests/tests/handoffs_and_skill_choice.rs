@@ -205,12 +205,10 @@ async fn an_invalid_choice_is_repaired_once_then_fails_clearly() {
     ]);
     let agent = desk(&model).build().unwrap();
     let error = agent.run("refund".into()).await.unwrap_err();
-    assert_eq!(
-        error,
-        AgentError::SkillChoice {
-            reason: "'I would rather not say' names no skill".to_string(),
-            available: "orders, refunds".to_string()
-        }
+    assert!(
+        matches!(&error, AgentError::SkillChoice { reason, available, .. }
+            if reason == "'I would rather not say' names no skill" && available == "orders, refunds"),
+        "{error:?}"
     );
     assert_eq!(
         error.to_string(),

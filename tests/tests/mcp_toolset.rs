@@ -98,6 +98,7 @@ async fn a_servers_tools_are_listed_filtered_prefixed_and_clash_with_rust_tools_
         name,
         first,
         second,
+        ..
     }) = renamed
     else {
         panic!("a clash: {renamed:?}")

@@ -192,12 +192,10 @@ async fn a_code_skills_typed_call_passes_a_builder_given_tool_chain() {
         .build()
         .unwrap();
     let error = agent.run("/etc/passwd".into()).await.unwrap_err();
-    assert_eq!(
-        error,
-        AgentError::ToolDenied {
-            tool: "writeFile".into(),
-            reason: "outside /tmp".into()
-        }
+    assert!(
+        matches!(&error, AgentError::ToolDenied { tool, reason, .. }
+            if tool == "writeFile" && reason == "outside /tmp"),
+        "{error:?}"
     );
     assert!(write_file.ran.is_empty());
     agent.run("/tmp/a".into()).await.unwrap();

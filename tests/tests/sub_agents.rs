@@ -394,6 +394,7 @@ async fn a_sub_agent_deeper_than_max_agent_depth_ends_the_run_with_a_clear_error
         AgentError::BudgetExceeded {
             limit: BudgetLimit::MaxAgentDepth,
             detail,
+            ..
         } => assert!(detail.contains("depth 2, deeper than 1"), "{detail}"),
         other => panic!("expected the depth limit, got {other}"),
     }

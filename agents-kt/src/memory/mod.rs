@@ -104,6 +104,7 @@ pub enum StoreError {
     #[error(
         "conversation '{conversation}' was changed by another writer (this run continues version {expected}, the store holds {found}): nothing of this turn was stored; run again to continue from the new version"
     )]
+    #[non_exhaustive]
     Conflict {
         /// The conversation.
         conversation: String,
@@ -116,6 +117,7 @@ pub enum StoreError {
     #[error(
         "conversation '{conversation}' has an unreadable message at position {position}: {reason}"
     )]
+    #[non_exhaustive]
     Corrupt {
         /// The conversation.
         conversation: String,
@@ -127,6 +129,41 @@ pub enum StoreError {
     /// The store itself failed (its database could not be opened, read or written).
     #[error("the conversation store failed: {0}")]
     Backend(String),
+}
+
+impl StoreError {
+    /// Another writer changed `conversation`: this run continued version `expected`, the store
+    /// holds `found` (what a [`ConversationStore`] of your own returns instead of appending).
+    ///
+    /// ```
+    /// let e = agents_kt::StoreError::conflict("user-7", 3, 4);
+    /// assert!(matches!(e, agents_kt::StoreError::Conflict { found: 4, .. }));
+    /// ```
+    pub fn conflict(conversation: impl Into<String>, expected: u64, found: u64) -> Self {
+        StoreError::Conflict {
+            conversation: conversation.into(),
+            expected,
+            found,
+        }
+    }
+
+    /// The message at `position` of `conversation` could not be read, for `reason`.
+    ///
+    /// ```
+    /// let e = agents_kt::StoreError::corrupt("user-7", 2, "not JSON");
+    /// assert!(e.to_string().contains("position 2"));
+    /// ```
+    pub fn corrupt(
+        conversation: impl Into<String>,
+        position: u64,
+        reason: impl Into<String>,
+    ) -> Self {
+        StoreError::Corrupt {
+            conversation: conversation.into(),
+            position,
+            reason: reason.into(),
+        }
+    }
 }
 
 impl From<StoreError> for AgentError {

@@ -121,12 +121,14 @@ pub enum ModelError {
     #[error(
         "scripted model has no reply left for request {request}: add more replies to the script"
     )]
+    #[non_exhaustive]
     ScriptExhausted {
         /// The 1-based number of the request that found the script empty.
         request: usize,
     },
     /// The provider answered with an HTTP error.
     #[error("model provider answered HTTP {status}: {body}")]
+    #[non_exhaustive]
     Http {
         /// The HTTP status code.
         status: u16,
@@ -145,4 +147,20 @@ pub enum ModelError {
     /// Any other failure, described.
     #[error("model failed: {0}")]
     Other(String),
+}
+
+impl ModelError {
+    /// The provider answered with HTTP `status` and this error body (what a `ModelClient` of
+    /// your own returns for an error status).
+    ///
+    /// ```
+    /// let e = agents_kt::ModelError::http(429, "slow down");
+    /// assert_eq!(e.to_string(), "model provider answered HTTP 429: slow down");
+    /// ```
+    pub fn http(status: u16, body: impl Into<String>) -> Self {
+        ModelError::Http {
+            status,
+            body: body.into(),
+        }
+    }
 }
