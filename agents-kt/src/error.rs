@@ -4,12 +4,21 @@ use crate::{BudgetLimit, InterceptionPoint, ModelError};
 
 /// Why a run failed. Every variant's text says what happened and, where it helps, what to do.
 ///
+/// Built by the runtime; `match` it with a `_` arm and `..` in each struct-like variant (the
+/// enum and those variants are `#[non_exhaustive]`: a variant or field added later breaks no
+/// match written that way).
+///
 /// ```
-/// use agents_kt::{AgentError, InterceptionPoint};
-/// let e = AgentError::InterceptorDenied {
-///     point: InterceptionPoint::Skill, target: "refund".into(), reason: "after hours".into(),
-/// };
-/// assert_eq!(e.to_string(), "Skill 'refund' denied by interceptor: after hours");
+/// use agents_kt::AgentError;
+/// fn explain(error: &AgentError) -> String {
+///     match error {
+///         AgentError::InterceptorDenied { reason, .. } => format!("refused: {reason}"),
+///         AgentError::BudgetExceeded { limit, .. } => format!("over budget: {limit}"),
+///         other => other.to_string(),
+///     }
+/// }
+/// let aborted = AgentError::Aborted("the caller went away".into());
+/// assert_eq!(explain(&aborted), "agent run aborted: the caller went away");
 /// ```
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
@@ -168,13 +177,13 @@ fn denial_text(point: InterceptionPoint, target: &str, reason: &str) -> String {
 
 /// Why [`crate::AgentBuilder::build`] refused a configuration.
 ///
+/// Built by [`crate::AgentBuilder::build`]; `match` it with a `_` arm and `..` (the enum and
+/// its struct-like variants are `#[non_exhaustive]`).
+///
 /// ```
-/// let e = agents_kt::BuildError::DuplicateTool {
-///     name: "add".into(),
-///     first: "the Rust tool `Add`".into(),
-///     second: "the Rust tool `Sum`".into(),
-/// };
-/// assert!(e.to_string().contains("'add'"));
+/// use agents_kt::{Agent, BuildError};
+/// let error = Agent::<String, String>::builder("a").build().err();
+/// assert!(matches!(&error, Some(BuildError::NoModel { skill, .. }) if skill == "default"));
 /// ```
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]

@@ -94,7 +94,7 @@ impl Conversation {
 /// Why a conversation could not be read or written.
 ///
 /// ```
-/// let e = agents_kt::StoreError::Conflict { conversation: "c".into(), expected: 2, found: 5 };
+/// let e = agents_kt::StoreError::conflict("c", 2, 5);
 /// assert!(e.to_string().contains("another writer"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

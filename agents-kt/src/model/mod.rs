@@ -111,8 +111,8 @@ impl ModelInfo {
 /// Why a model call failed.
 ///
 /// ```
-/// let e = agents_kt::ModelError::ScriptExhausted { request: 3 };
-/// assert!(e.to_string().contains("request 3"));
+/// let e = agents_kt::ModelError::http(503, "overloaded");
+/// assert!(matches!(e, agents_kt::ModelError::Http { status: 503, .. }));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

@@ -14,13 +14,24 @@ use tracing_subscriber::registry::LookupSpan;
 /// Why telemetry could not be set up or shut down.
 ///
 /// ```
-/// let error = agents_kt::telemetry::TelemetryError("no exporter".into());
+/// let error = agents_kt::telemetry::TelemetryError::new("no exporter");
 /// assert!(error.to_string().contains("no exporter"));
 /// ```
 #[derive(Debug, thiserror::Error)]
 #[error("telemetry: {0}")]
 #[non_exhaustive]
 pub struct TelemetryError(pub String);
+
+impl TelemetryError {
+    /// Telemetry failed for this reason.
+    ///
+    /// ```
+    /// assert_eq!(agents_kt::telemetry::TelemetryError::new("closed").0, "closed");
+    /// ```
+    pub fn new(reason: impl Into<String>) -> Self {
+        TelemetryError(reason.into())
+    }
+}
 
 /// The tracer and meter providers the agents' telemetry goes to. Dropping it flushes and shuts
 /// them down (so a short program loses nothing); [`Telemetry::shutdown`] does so and says
