@@ -22,15 +22,15 @@ pub enum Role {
 
 /// One message of a conversation.
 ///
+/// Built with its constructors ([`Message::user`], [`Message::assistant`], …): the struct is
+/// `#[non_exhaustive]`, so a field added later breaks no one.
+///
 /// ```
 /// use agents_kt::{Message, Role};
 /// let m = Message::user("What is the weather in Paris?");
 /// assert_eq!(m.role, Role::User);
 /// assert_eq!(m.content, "What is the weather in Paris?");
 /// ```
-///
-/// Built with its constructors ([`Message::user`], [`Message::assistant`], …): the struct is
-/// `#[non_exhaustive]`, so a field added later breaks no one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Message {
