@@ -10,14 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-cache="${AGENTS_KT_CACHE:-$HOME/.cache/agents-kt}"
-llvm_lines_version="0.4.48"
-if [ ! -x "$cache/llvm-lines/bin/cargo-llvm-lines" ]; then
-  echo "[bench.sh] installing cargo-llvm-lines $llvm_lines_version into $cache/llvm-lines" >&2
-  cargo install --quiet --locked cargo-llvm-lines --version "$llvm_lines_version" \
-    --root "$cache/llvm-lines"
-fi
-export PATH="$cache/llvm-lines/bin:$PATH"
+source scripts/cargo-tool.sh
+cargo_tool cargo-llvm-lines 0.4.48 llvm-lines
 
 criterion=()
 if [ -n "${BENCH_QUICK:-}" ]; then

@@ -11,12 +11,8 @@ cd "$(dirname "$0")/.."
 seconds="${1:-30}"
 shift || true
 cache="${AGENTS_KT_CACHE:-$HOME/.cache/agents-kt}"
-fuzz_version="0.13.2"
-if [ ! -x "$cache/cargo-fuzz/bin/cargo-fuzz" ]; then
-  echo "[fuzz.sh] installing cargo-fuzz $fuzz_version into $cache/cargo-fuzz" >&2
-  cargo install --quiet --locked cargo-fuzz --version "$fuzz_version" --root "$cache/cargo-fuzz"
-fi
-export PATH="$cache/cargo-fuzz/bin:$PATH"
+source scripts/cargo-tool.sh
+cargo_tool cargo-fuzz 0.13.2 cargo-fuzz
 if ! cargo +nightly --version >/dev/null 2>&1; then
   echo "[fuzz.sh] cargo fuzz needs the nightly toolchain (rustup toolchain install nightly)" >&2
   exit 1

@@ -16,13 +16,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 cache="${AGENTS_KT_CACHE:-$HOME/.cache/agents-kt}"
-version="0.52.0"
-if [ ! -x "$cache/cargo-public-api/bin/cargo-public-api" ]; then
-  echo "[public-api.sh] installing cargo-public-api $version into $cache/cargo-public-api" >&2
-  cargo install --quiet --locked cargo-public-api --version "$version" \
-    --root "$cache/cargo-public-api"
-fi
-export PATH="$cache/cargo-public-api/bin:$PATH"
+source scripts/cargo-tool.sh
+cargo_tool cargo-public-api 0.52.0 cargo-public-api
 if ! cargo +nightly --version >/dev/null 2>&1; then
   echo "[public-api.sh] rustdoc JSON needs the nightly toolchain (rustup toolchain install nightly)" >&2
   exit 1
