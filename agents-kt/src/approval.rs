@@ -268,9 +268,8 @@ impl ApprovalDesk {
     pub(crate) async fn ask(&self, request: ApprovalRequest) -> Value {
         let fingerprint = request.fingerprint.clone();
         let (reply, answer) = oneshot::channel();
-        let unanswered = |why: &str| ApprovalAnswer::Deny {
-            fingerprint: fingerprint.clone(),
-            reason: format!("approval not given: {why}"),
+        let unanswered = |why: &str| {
+            ApprovalAnswer::deny(fingerprint.clone(), format!("approval not given: {why}"))
         };
         let answer = if self
             .questions
@@ -352,24 +351,20 @@ impl PendingApproval {
     /// Approve the arguments shown.
     pub fn approve(self) {
         let fingerprint = self.request.fingerprint.clone();
-        let _ = self.answer(ApprovalAnswer::Approve { fingerprint });
+        let _ = self.answer(ApprovalAnswer::approve(fingerprint));
     }
 
     /// Deny, saying why.
     pub fn deny(self, reason: impl Into<String>) {
         let fingerprint = self.request.fingerprint.clone();
-        let reason = reason.into();
-        let _ = self.answer(ApprovalAnswer::Deny {
-            fingerprint,
-            reason,
-        });
+        let _ = self.answer(ApprovalAnswer::deny(fingerprint, reason));
     }
 
     /// Run with `args` instead (they pass the guard again and need their own approval).
     pub fn edit<A: Serialize>(self, args: &A) -> Result<(), serde_json::Error> {
         let fingerprint = self.request.fingerprint.clone();
         let args = serde_json::to_value(args)?;
-        let _ = self.answer(ApprovalAnswer::Edit { fingerprint, args });
+        let _ = self.answer(ApprovalAnswer::edit(fingerprint, args));
         Ok(())
     }
 }
