@@ -6,7 +6,14 @@
 use proc_macro2::TokenStream;
 use quote::{ToTokens, TokenStreamExt};
 use syn::parse::{Parse, ParseStream};
-use syn::{Attribute, Generics, ImplItem, Path, Signature, Token, Type, Visibility, braced};
+use syn::{
+    Attribute, Generics, Ident, ImplItem, LitStr, Path, Signature, Token, Type, Visibility, braced,
+};
+
+use crate::attr::{SkillAttr, ToolAttr};
+use crate::naming::tool_name;
+use crate::point::Point;
+use crate::signature::{self, Signature as ParsedSignature};
 
 /// A function — free, or in an impl block — with its body unparsed.
 #[derive(Clone)]
@@ -135,6 +142,69 @@ impl ToTokens for ImplBlock {
         });
         tokens.extend(quote::quote!({ #(#inner)* #(#items)* }));
     }
+}
+
+/// Where the tool's function lives.
+pub(crate) enum Target {
+    /// A free function in the current module.
+    Free,
+    /// A method (or associated function) of an `#[agent]` type; the tool holds an `Arc` of it.
+    Method { self_ty: Box<Type> },
+}
+
+/// Everything needed to generate one tool.
+pub(crate) struct ToolDef<'a> {
+    pub krate: TokenStream,
+    pub vis: Visibility,
+    pub sig: &'a ParsedSignature,
+    /// The name the model calls the tool by.
+    pub name: String,
+    pub description: String,
+    pub param_docs: Vec<(Ident, LitStr)>,
+    /// `#[tool(blocking)]`: the sync body runs on the blocking pool.
+    pub blocking: Option<proc_macro2::Span>,
+    pub target: Target,
+}
+
+impl<'a> ToolDef<'a> {
+    pub(crate) fn new(
+        attr: &ToolAttr,
+        function: &FnItem,
+        sig: &'a ParsedSignature,
+        krate: TokenStream,
+        target: Target,
+    ) -> Self {
+        ToolDef {
+            krate,
+            vis: function.vis.clone(),
+            sig,
+            name: tool_name(attr, sig),
+            description: attr
+                .description
+                .as_ref()
+                .map(LitStr::value)
+                .unwrap_or_else(|| signature::doc_text(&function.attrs)),
+            param_docs: attr.params.clone(),
+            blocking: attr.blocking,
+            target,
+        }
+    }
+}
+
+/// What one marked method is.
+pub(crate) enum Role {
+    Tool(ToolAttr),
+    Skill(SkillAttr),
+    Interceptor(Point),
+}
+
+/// A method with a role, its marker attribute removed.
+pub(crate) struct Marked {
+    pub role: Role,
+    pub method: FnItem,
+    pub sig: ParsedSignature,
+    /// Whether its signature passed validation.
+    pub sound: bool,
 }
 
 #[cfg(test)]

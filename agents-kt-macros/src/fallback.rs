@@ -6,10 +6,9 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::ast::FnItem;
+use crate::ast::{FnItem, ToolDef};
 use crate::attr::json_struct_attributes;
-use crate::expand::tool::{ToolDef, args_ident, tool_ident};
-use crate::naming::pascal;
+use crate::naming::{args_ident, pascal, tool_ident};
 use crate::point::{Point, Scope, Stage};
 
 /// The tool's argument and tool types, with no behaviour.

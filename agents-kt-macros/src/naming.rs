@@ -1,6 +1,10 @@
 //! Names: the types generated from a function's name, and the closest match for a misspelling.
 
 use proc_macro2::Ident;
+use syn::LitStr;
+
+use crate::attr::ToolAttr;
+use crate::signature::Signature;
 
 /// `get_weather` → `GetWeather`, keeping the span so errors point at the user's name.
 pub(crate) fn pascal(ident: &Ident, suffix: &str) -> Ident {
@@ -45,6 +49,24 @@ fn edit_distance(a: &str, b: &str) -> usize {
         previous = current;
     }
     previous[b.len()]
+}
+
+/// The tool type's name for a tool function.
+pub(crate) fn tool_ident(function: &Ident) -> Ident {
+    pascal(function, "")
+}
+
+/// The argument type's name for a tool function.
+pub(crate) fn args_ident(function: &Ident) -> Ident {
+    pascal(function, "Args")
+}
+
+/// The name the model calls it by: `name = "…"`, else the function's name.
+pub(crate) fn tool_name(attr: &ToolAttr, sig: &Signature) -> String {
+    attr.name
+        .as_ref()
+        .map(LitStr::value)
+        .unwrap_or_else(|| sig.ident.to_string().trim_start_matches("r#").to_string())
 }
 
 #[cfg(test)]

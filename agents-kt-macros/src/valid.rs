@@ -6,11 +6,9 @@
 use quote::quote;
 use syn::Type;
 
-use crate::ast::ImplBlock;
+use crate::ast::{ImplBlock, Marked, Role, ToolDef};
 use crate::errors::Errors;
-use crate::expand::agent::{Marked, Role};
-use crate::expand::tool::ToolDef;
-use crate::naming::closest;
+use crate::naming::{args_ident, closest, tool_ident, tool_name};
 use crate::point::{Point, Stage};
 use crate::signature::{ParamKind, Signature};
 
@@ -111,10 +109,7 @@ pub(crate) fn tool(def: &ToolDef, errors: &mut Errors) -> bool {
 /// function's own argument or output types (`fn report() -> Report` would define `Report`
 /// twice). When they are, nothing may be generated, not even stubs.
 pub(crate) fn tool_names_free(sig: &Signature, errors: &mut Errors) -> bool {
-    let generated = [
-        crate::expand::tool::tool_ident(&sig.ident),
-        crate::expand::tool::args_ident(&sig.ident),
-    ];
+    let generated = [tool_ident(&sig.ident), args_ident(&sig.ident)];
     let mut free = true;
     for ty in sig.values().map(|p| &p.ty).chain([&sig.returned.ty]) {
         if let Type::Path(path) = ty
@@ -261,7 +256,7 @@ pub(crate) fn agent_tools(marked: &[Marked], errors: &mut Errors) -> Vec<bool> {
     for (index, entry) in marked.iter().enumerate() {
         match &entry.role {
             Role::Tool(attr) => {
-                let name = crate::expand::tool::tool_name(attr, &entry.sig);
+                let name = tool_name(attr, &entry.sig);
                 if let Some((_, first)) = seen.iter().find(|(existing, _)| *existing == name) {
                     let span = attr
                         .name

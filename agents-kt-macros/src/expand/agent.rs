@@ -8,29 +8,13 @@ use syn::Attribute;
 
 use super::interceptor::{after_tool_allowance, method_registration, static_link};
 use super::skill::{SkillDef, SkillParts};
-use super::tool::{Target, ToolDef, tool_ident};
-use crate::ast::{FnItem, ImplBlock, ImplEntry};
+use crate::ast::{ImplBlock, ImplEntry, Marked, Role, Target, ToolDef};
 use crate::attr::{AgentAttr, InterceptorAttr, SkillAttr, ToolAttr, krate};
 use crate::errors::Errors;
+use crate::naming::tool_ident;
 use crate::point::{Point, Scope, Stage};
-use crate::signature::{self, Signature};
+use crate::signature;
 use crate::{fallback, valid};
-
-/// What one marked method is.
-pub(crate) enum Role {
-    Tool(ToolAttr),
-    Skill(SkillAttr),
-    Interceptor(Point),
-}
-
-/// A method with a role, its marker attribute removed.
-pub(crate) struct Marked {
-    pub role: Role,
-    pub method: FnItem,
-    pub sig: Signature,
-    /// Whether its signature passed validation.
-    pub sound: bool,
-}
 
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();

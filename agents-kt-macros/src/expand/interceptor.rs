@@ -13,10 +13,10 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Ident, Type};
 
-use super::tool::tool_ident;
 use crate::ast::FnItem;
 use crate::attr::{InterceptorAttr, krate};
 use crate::errors::Errors;
+use crate::naming::tool_ident;
 use crate::point::{Point, Scope, Stage};
 use crate::signature::{self, ParamKind, Receiver, Signature};
 use crate::{fallback, valid};

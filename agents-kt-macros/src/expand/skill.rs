@@ -7,8 +7,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::{Ident, LitStr, Type, Visibility};
 
-use super::tool::Target;
-use crate::ast::FnItem;
+use crate::ast::{FnItem, Target};
 use crate::attr::{SkillAttr, json_struct_attributes, krate};
 use crate::errors::Errors;
 use crate::naming::pascal;

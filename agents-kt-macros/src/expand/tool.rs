@@ -10,61 +10,16 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Ident, LitStr, Type, Visibility};
+use syn::{Ident, Type};
 
-use crate::ast::FnItem;
+use crate::ast::{Target, ToolDef};
 use crate::attr::{ToolAttr, krate};
 use crate::errors::Errors;
-use crate::naming::pascal;
-use crate::signature::{self, ParamKind, Receiver, Signature};
+use crate::naming::{args_ident, tool_ident};
+use crate::signature::{self, ParamKind, Receiver};
 use crate::{fallback, valid};
 
-/// Where the tool's function lives.
-pub(crate) enum Target {
-    /// A free function in the current module.
-    Free,
-    /// A method (or associated function) of an `#[agent]` type; the tool holds an `Arc` of it.
-    Method { self_ty: Box<Type> },
-}
-
-/// Everything needed to generate one tool.
-pub(crate) struct ToolDef<'a> {
-    pub krate: TokenStream,
-    pub vis: Visibility,
-    pub sig: &'a Signature,
-    /// The name the model calls the tool by.
-    pub name: String,
-    pub description: String,
-    pub param_docs: Vec<(Ident, LitStr)>,
-    /// `#[tool(blocking)]`: the sync body runs on the blocking pool.
-    pub blocking: Option<proc_macro2::Span>,
-    pub target: Target,
-}
-
-impl<'a> ToolDef<'a> {
-    pub(crate) fn new(
-        attr: &ToolAttr,
-        function: &FnItem,
-        sig: &'a Signature,
-        krate: TokenStream,
-        target: Target,
-    ) -> Self {
-        ToolDef {
-            krate,
-            vis: function.vis.clone(),
-            sig,
-            name: tool_name(attr, sig),
-            description: attr
-                .description
-                .as_ref()
-                .map(LitStr::value)
-                .unwrap_or_else(|| signature::doc_text(&function.attrs)),
-            param_docs: attr.params.clone(),
-            blocking: attr.blocking,
-            target,
-        }
-    }
-
+impl ToolDef<'_> {
     /// The bounds of the impls over the arguments: each argument's type is a tool parameter.
     fn param_bounds(&self) -> Vec<TokenStream> {
         let krate = &self.krate;
@@ -85,24 +40,6 @@ impl<'a> ToolDef<'a> {
         bounds.push(quote!(for<'__p> #output: #krate::__private::ToolOutputType));
         bounds
     }
-}
-
-/// The tool type's name for a tool function.
-pub(crate) fn tool_ident(function: &Ident) -> Ident {
-    pascal(function, "")
-}
-
-/// The argument type's name for a tool function.
-pub(crate) fn args_ident(function: &Ident) -> Ident {
-    pascal(function, "Args")
-}
-
-/// The name the model calls it by: `name = "…"`, else the function's name.
-pub(crate) fn tool_name(attr: &ToolAttr, sig: &Signature) -> String {
-    attr.name
-        .as_ref()
-        .map(LitStr::value)
-        .unwrap_or_else(|| sig.ident.to_string().trim_start_matches("r#").to_string())
 }
 
 /// `#[tool]` on a free function.
