@@ -104,7 +104,7 @@ pub struct InterceptContext<'a> {
     /// a journal.
     pub(crate) approvals: Option<&'a Arc<crate::approval::ApprovalScope>>,
     /// Whose tool call started this run, when it is a sub-agent's.
-    pub(crate) parent: Option<&'a crate::ParentCall>,
+    pub(crate) parent: Option<&'a ParentCall>,
 }
 
 impl<'a> InterceptContext<'a> {
@@ -182,13 +182,13 @@ impl<'a> InterceptContext<'a> {
     /// a handoff): the parent agent, its run's ids, the tool call's id and this run's depth.
     /// `None` for a run a caller started. A sub-agent's run inherits its parent's MCP principal
     /// ([`client`](Self::client)) and extensions.
-    pub fn parent(&self) -> Option<&'a crate::ParentCall> {
+    pub fn parent(&self) -> Option<&'a ParentCall> {
         self.parent
     }
 
     /// How deep this run is: 0 for a run a caller started, 1 for a sub-agent's, …
     pub fn depth(&self) -> u32 {
-        self.parent.map_or(0, crate::ParentCall::depth)
+        self.parent.map_or(0, ParentCall::depth)
     }
 
     /// What the caller attached to this run with `run_with` / `session_with`.
@@ -246,5 +246,76 @@ impl fmt::Debug for InterceptContext<'_> {
             .field("client", &self.client)
             .field("parent", &self.parent)
             .finish_non_exhaustive()
+    }
+}
+
+/// Whose tool call started a sub-agent's run: what [`crate::InterceptContext::parent`] tells its
+/// interceptors and gates.
+///
+/// ```
+/// use agents_kt::{Agent, Decision, InterceptContext, Reply, ScriptedModel};
+/// let child = Agent::<String, String>::builder("researcher")
+///     .model(ScriptedModel::new([Reply::text("three sources")]))
+///     .on_before_turn(|_m: &[agents_kt::Message], ctx: &InterceptContext| match ctx.parent() {
+///         Some(parent) if parent.agent() == "planner" => Decision::Proceed,
+///         _ => Decision::deny("only the planner may ask"),
+///     })
+///     .build()
+///     .unwrap();
+/// # let _ = child;
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ParentCall {
+    agent: String,
+    ids: RunIds,
+    tool: String,
+    tool_call_id: String,
+    depth: u32,
+}
+
+impl ParentCall {
+    /// The parent agent's name.
+    pub fn agent(&self) -> &str {
+        &self.agent
+    }
+
+    /// The parent run's ids.
+    pub fn ids(&self) -> &RunIds {
+        &self.ids
+    }
+
+    /// The tool the parent called (the sub-agent's tool name, or `transfer_to_<name>`).
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    /// The id of the parent's tool call that started this run.
+    pub fn tool_call_id(&self) -> &str {
+        &self.tool_call_id
+    }
+
+    /// This run's depth: 1 for a sub-agent of a run a caller started, 2 below that, …
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+}
+
+impl ParentCall {
+    /// The call `tool_call_id` of `tool` by the run `ids` of `agent`, starting a run at `depth`.
+    pub(crate) fn new(
+        agent: &str,
+        ids: RunIds,
+        tool: &str,
+        tool_call_id: &str,
+        depth: u32,
+    ) -> Self {
+        ParentCall {
+            agent: agent.to_string(),
+            ids,
+            tool: tool.to_string(),
+            tool_call_id: tool_call_id.to_string(),
+            depth,
+        }
     }
 }

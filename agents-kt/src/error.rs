@@ -25,7 +25,7 @@ use crate::{BudgetLimit, InterceptionPoint, ModelError};
 pub enum AgentError {
     /// A skill or turn interceptor (or gate) denied (a tool-call denial is not an error: the
     /// model is told and may recover).
-    #[error("{}", denial_text(*point, target, reason))]
+    #[error("{}", InterceptionPoint::denial(*point, target, reason))]
     #[non_exhaustive]
     InterceptorDenied {
         /// Where.
@@ -160,17 +160,6 @@ impl AgentError {
             AgentError::Journal(_) => "journal",
             AgentError::Memory(_) => "memory",
             AgentError::SkillChoice { .. } => "skill_choice",
-        }
-    }
-}
-
-fn denial_text(point: InterceptionPoint, target: &str, reason: &str) -> String {
-    match point {
-        InterceptionPoint::Skill => format!("Skill '{target}' denied by interceptor: {reason}"),
-        InterceptionPoint::Turn => format!("Turn denied by interceptor: {reason}"),
-        InterceptionPoint::ToolCall => format!("Tool '{target}' denied by policy: {reason}"),
-        InterceptionPoint::AfterToolCall => {
-            format!("Tool '{target}' result withheld by policy: {reason}")
         }
     }
 }

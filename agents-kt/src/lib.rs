@@ -79,7 +79,6 @@ mod providers;
 #[cfg(all(feature = "fuzzing", feature = "http"))]
 #[doc(hidden)]
 pub use providers::fuzz as __fuzz;
-mod skill;
 #[cfg(feature = "otel")]
 pub mod telemetry;
 mod tool;
@@ -87,14 +86,15 @@ mod tool;
 #[doc(hidden)]
 pub use agent::AgentArgs;
 pub use agent::{
-    Agent, AgentBuilder, AgentInput, AgentOutput, AgentSession, AgentTool, EventStream, ParentCall,
+    Agent, AgentBuilder, AgentInput, AgentOutput, AgentSession, AgentTool, EventStream, IntoSkill,
+    Skill, SkillContext, SkillError, ToolSet,
 };
 pub use approval::{
     Approval, ApprovalAnswer, ApprovalDesk, ApprovalInbox, ApprovalRequest, Approver,
     PendingApproval, StaleApproval, approval_fingerprint,
 };
 pub use budget::{Budget, BudgetLimit, BudgetUsage};
-pub use context::{Extensions, InterceptContext};
+pub use context::{Extensions, InterceptContext, ParentCall};
 pub use decision::{Decision, DecisionKind};
 pub use error::{AgentError, BuildError};
 pub use events::{
@@ -126,7 +126,6 @@ pub use providers::Anthropic;
 pub use providers::OpenAiCompatible;
 #[cfg(feature = "http")]
 pub use providers::{HttpSettings, RetryPolicy};
-pub use skill::{IntoSkill, Skill, SkillContext, SkillError, ToolSet};
 #[doc(hidden)]
 pub use tool::{BoxedChain, DynFn, FromFn, ToolInterceptorOf};
 pub use tool::{

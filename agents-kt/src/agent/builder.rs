@@ -1,6 +1,5 @@
 //! Configuring an agent: model, tools, skills, interceptors, observers, budget.
 
-use std::any::Any;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
@@ -8,49 +7,19 @@ use std::sync::atomic::AtomicU64;
 
 use serde_json::Value;
 
+use super::SkillKind;
 use super::output::OutputFormat;
 use super::{Agent, AgentInner, AgentInput, AgentOutput, Core, Selector};
 use crate::chain::Link;
-use crate::gate::GateInChain;
 use crate::interceptor::name_of;
 use crate::observers::{Observers, PipelineHub};
-use crate::skill::SkillKind;
-use crate::tool::runtime::{ErasedTool, ToolChains, ToolRuntime};
-use crate::tool::view::{JsonLink, TypedLink, Viewing};
-use crate::tool::{IntoToolChain, ToolGate, ToolInterceptorOf};
+use crate::tool::IntoToolChain;
+use crate::tool::registry::{self, Registration, ToolEntry};
 use crate::{
-    AgentError, Budget, BudgetUsage, BuildError, Gate, Interceptor, InterceptorDecision,
-    IntoAfterToolCallInterceptor, IntoAfterToolInterceptor, IntoGate, IntoInterceptor, IntoSkill,
-    IntoToolCallGate, IntoToolCallInterceptor, IntoToolGate, IntoToolInterceptor, Message,
-    ModelClient, Skill, Tool, ToolInterceptor, ToolSpec,
+    AgentError, Budget, BudgetUsage, BuildError, InterceptorDecision, IntoAfterToolCallInterceptor,
+    IntoAfterToolInterceptor, IntoGate, IntoInterceptor, IntoSkill, IntoToolCallGate,
+    IntoToolCallInterceptor, IntoToolGate, IntoToolInterceptor, Message, ModelClient, Skill, Tool,
 };
-
-/// Builds a tool's runtime once every interceptor is known.
-type PendingTool = Box<dyn FnOnce(&[ToolEntry]) -> Result<Arc<dyn ErasedTool>, BuildError> + Send>;
-
-/// Where in a tool call a tool link sits.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum ToolStage {
-    Before,
-    Gate,
-    After,
-}
-
-/// A tool interceptor or gate as registered: for one tool by name (typed), or for every tool.
-pub(crate) struct ToolEntry {
-    stage: ToolStage,
-    /// `Some(name)`: typed, for the tool of that name; `None`: dynamic, for every tool.
-    tool: Option<&'static str>,
-    link: ToolLink,
-    name: Option<Arc<str>>,
-}
-
-enum ToolLink {
-    /// A `ToolInterceptor<T>`, `ToolGate<T>` or `ToolInterceptorOf<T::Output>`, by stage.
-    Typed(Box<dyn Any + Send + Sync>),
-    Dynamic(Arc<dyn Interceptor<Value, Value>>),
-    DynamicGate(Arc<dyn Gate<Value>>),
-}
 
 /// The chain the last registered interceptor or gate went to, for [`AgentBuilder::named`].
 #[derive(Clone, Copy)]
@@ -91,7 +60,7 @@ pub struct AgentBuilder<IN, OUT> {
     system_prompt: Option<String>,
     budget: Budget,
     /// Each tool's name, where it came from (for a clash), and how to build it.
-    tools: Vec<(&'static str, String, PendingTool)>,
+    tools: Vec<Registration>,
     tool_links: Vec<ToolEntry>,
     skills: Vec<Skill<IN, OUT>>,
     selector: Option<Selector<IN>>,
@@ -118,7 +87,7 @@ impl<IN, OUT> fmt::Debug for AgentBuilder<IN, OUT> {
             .field("name", &self.name)
             .field(
                 "tools",
-                &self.tools.iter().map(|(n, _, _)| n).collect::<Vec<_>>(),
+                &self.tools.iter().map(|tool| tool.name).collect::<Vec<_>>(),
             )
             .field("skills", &self.skills)
             .field("budget", &self.budget)
@@ -213,17 +182,8 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
     /// and run first in the tool's chains, before any registered on this builder (which follow
     /// in registration order). `#[agent]` registers its tools this way.
     pub fn tool_with_chain<T: Tool>(mut self, tool: T, chain: impl IntoToolChain<T>) -> Self {
-        let statics = chain.into_guard();
-        let pending: PendingTool = Box::new(move |entries: &[ToolEntry]| {
-            let spec = spec_of(&tool)?;
-            let chains = chains_for::<T>(entries, T::NAME)?;
-            Ok(
-                Arc::new(ToolRuntime::chained(T::NAME, tool, spec, statics, chains))
-                    as Arc<dyn ErasedTool>,
-            )
-        });
-        let source = format!("the Rust tool `{}`", std::any::type_name::<T>());
-        self.tools.push((T::NAME, source, pending));
+        self.tools
+            .push(registry::rust_tool(tool, chain.into_guard()));
         self
     }
 
@@ -300,7 +260,11 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
         if tool.continues_conversation {
             self.handoffs.push(name);
         }
-        self.tools.push((name, source, runtime_tool(name, tool)));
+        self.tools.push(Registration {
+            name,
+            source,
+            pending: registry::runtime_tool(name, tool),
+        });
         self
     }
 
@@ -312,48 +276,11 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
     /// [`BuildError::DuplicateTool`].
     #[cfg(feature = "mcp-client")]
     pub fn toolset(mut self, set: crate::McpToolset) -> Self {
-        for (name, listed, call, bound) in set.registrations() {
-            // Registered once per agent build; the name lives as long as the tool may be called.
-            let name: &'static str = Box::leak(name.into_boxed_str());
-            let source = format!(
-                "the MCP server `{}` (its tool `{}`)",
-                set.server(),
-                listed.remote_name
-            );
-            let pending: PendingTool = match bound {
-                // A binding names its tool by the registered name: a prefix given after the
-                // binding renamed it, and its typed interceptors would guard nothing.
-                Some(bound) if bound.name != name => {
-                    self.errors.push(BuildError::BoundToolRenamed {
-                        binding: bound.type_name.to_string(),
-                        bound: bound.name.to_string(),
-                        registered: name.to_string(),
-                    });
-                    continue;
-                }
-                Some(bound) => Box::new(move |entries: &[ToolEntry]| {
-                    let spec = spec(
-                        name,
-                        listed.description.clone(),
-                        (*listed.input_schema).clone(),
-                        None,
-                    )?;
-                    let remote = crate::RemoteBinding::new(call, &listed.description);
-                    (bound.register)(name, remote, spec, entries)
-                }),
-                None => Box::new(move |entries: &[ToolEntry]| {
-                    let spec = spec(
-                        name,
-                        listed.description,
-                        (*listed.input_schema).clone(),
-                        None,
-                    )?;
-                    let chains = chains_for::<crate::mcp_client::RemoteCall>(entries, name)?;
-                    Ok(Arc::new(ToolRuntime::named(name, call, spec, chains))
-                        as Arc<dyn ErasedTool>)
-                }),
-            };
-            self.tools.push((name, source, pending));
+        for registration in set.registrations() {
+            match registration {
+                Ok(registration) => self.tools.push(registration),
+                Err(error) => self.errors.push(error),
+            }
         }
         self
     }
@@ -435,12 +362,10 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
     /// fit the tool's types denies the call, saying why.
     pub fn on_before_tool_call<M>(mut self, interceptor: impl IntoToolCallInterceptor<M>) -> Self {
         let name = name_of_val(&interceptor);
-        self.tool_links.push(ToolEntry {
-            stage: ToolStage::Before,
-            tool: None,
-            link: ToolLink::Dynamic(interceptor.into_tool_call_interceptor()),
+        self.tool_links.push(ToolEntry::any_before(
+            interceptor.into_tool_call_interceptor(),
             name,
-        });
+        ));
         self.registered(Registered::Tool)
     }
 
@@ -450,14 +375,8 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
         mut self,
         interceptor: impl IntoToolInterceptor<T, M>,
     ) -> Self {
-        let interceptor = interceptor.into_tool_interceptor();
-        let name = interceptor.name.map(Arc::from);
-        self.tool_links.push(ToolEntry {
-            stage: ToolStage::Before,
-            tool: Some(T::NAME),
-            link: ToolLink::Typed(Box::new(interceptor)),
-            name,
-        });
+        self.tool_links
+            .push(ToolEntry::before::<T>(interceptor.into_tool_interceptor()));
         self.registered(Registered::Tool)
     }
 
@@ -470,14 +389,9 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
         mut self,
         interceptor: impl IntoAfterToolInterceptor<T, M>,
     ) -> Self {
-        let interceptor = interceptor.into_after_tool_interceptor();
-        let name = interceptor.name.map(Arc::from);
-        self.tool_links.push(ToolEntry {
-            stage: ToolStage::After,
-            tool: Some(T::NAME),
-            link: ToolLink::Typed(Box::new(interceptor)),
-            name,
-        });
+        self.tool_links.push(ToolEntry::after::<T>(
+            interceptor.into_after_tool_interceptor(),
+        ));
         self.registered(Registered::Tool)
     }
 
@@ -489,12 +403,10 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
         interceptor: impl IntoAfterToolCallInterceptor<M>,
     ) -> Self {
         let name = name_of_val(&interceptor);
-        self.tool_links.push(ToolEntry {
-            stage: ToolStage::After,
-            tool: None,
-            link: ToolLink::Dynamic(interceptor.into_after_tool_call_interceptor()),
+        self.tool_links.push(ToolEntry::any_after(
+            interceptor.into_after_tool_call_interceptor(),
             name,
-        });
+        ));
         self.registered(Registered::Tool)
     }
 
@@ -516,14 +428,8 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
     /// `ProceedWith` replacement included): a function over `&Args` (such as one marked
     /// `#[gate(tool)]`) returning a `Verdict`, or a [`ToolGate`].
     pub fn gate_tool_call<T: Tool, M>(mut self, gate: impl IntoToolGate<T, M>) -> Self {
-        let gate: ToolGate<T> = gate.into_tool_gate();
-        let name = gate.name.map(Arc::from);
-        self.tool_links.push(ToolEntry {
-            stage: ToolStage::Gate,
-            tool: Some(T::NAME),
-            link: ToolLink::Typed(Box::new(gate)),
-            name,
-        });
+        self.tool_links
+            .push(ToolEntry::gate::<T>(gate.into_tool_gate()));
         self.registered(Registered::Tool)
     }
 
@@ -531,12 +437,8 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
     /// (optionally with a trailing `&InterceptContext`), or an `impl Gate<Value>`.
     pub fn on_gate_tool_call<M>(mut self, gate: impl IntoToolCallGate<M>) -> Self {
         let name = name_of_val(&gate);
-        self.tool_links.push(ToolEntry {
-            stage: ToolStage::Gate,
-            tool: None,
-            link: ToolLink::DynamicGate(gate.into_tool_call_gate()),
-            name,
-        });
+        self.tool_links
+            .push(ToolEntry::any_gate(gate.into_tool_call_gate(), name));
         self.registered(Registered::Tool)
     }
 
@@ -616,7 +518,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             Some(Registered::TurnGate) => rename(&mut self.turn_gates, name),
             Some(Registered::Tool) => {
                 if let Some(entry) = self.tool_links.last_mut() {
-                    entry.name = Some(name);
+                    entry.rename(name);
                 }
             }
             None => self.errors.push(BuildError::NothingToName {
@@ -712,7 +614,12 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
         let mut tools = Vec::with_capacity(self.tools.len());
         let mut tools_by_name = HashMap::new();
         let mut sources: HashMap<&'static str, String> = HashMap::new();
-        for (name, source, pending) in self.tools {
+        for Registration {
+            name,
+            source,
+            pending,
+        } in self.tools
+        {
             if let Some(first) = sources.get(name) {
                 errors.push(BuildError::DuplicateTool {
                     name: name.to_string(),
@@ -731,7 +638,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             }
         }
         for entry in &self.tool_links {
-            if let Some(tool) = entry.tool
+            if let Some(tool) = entry.typed_for()
                 && !tools_by_name.contains_key(tool)
                 && !errors
                     .iter()
@@ -765,7 +672,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
         if let Some(error) = BuildError::all(errors) {
             return Err(error);
         }
-        let (any_tool_chain, any_tool_gates) = any_tool_links(&self.tool_links);
+        let (any_tool_chain, any_tool_gates) = registry::any_tool_links(&self.tool_links);
         let model_info = self.model.as_ref().map(|model| model.info());
         #[cfg(feature = "otel")]
         let metrics = crate::telemetry::GenAiMetrics::new(
@@ -846,143 +753,16 @@ fn check_skills<IN, OUT>(
     }
 }
 
-/// Tool `T`'s chains from every registered tool link, in registration order: its own typed links
-/// and every dynamic one, each adapted to the chain's [`Viewed`](crate::tool::view::Viewed)
-/// values.
-/// The chains of the tool named `tool` (`T::NAME` for a Rust tool).
-/// A remote tool bound to `B`'s types, as [`McpToolset::bind`](crate::McpToolset::bind) registers
-/// it: `B`'s typed interceptors, gates and after-interceptors join its chains like a Rust tool's.
-#[cfg(feature = "mcp-client")]
-pub(crate) fn register_bound<B: crate::RemoteToolBinding>(
-    name: &'static str,
-    remote: crate::RemoteBinding,
-    spec: ToolSpec,
-    entries: &[ToolEntry],
-) -> Result<Arc<dyn ErasedTool>, BuildError> {
-    let chains = chains_for::<B>(entries, name)?;
-    Ok(Arc::new(ToolRuntime::named(name, B::bind(remote), spec, chains)) as Arc<dyn ErasedTool>)
-}
-
-/// A tool registered under a name known only at run time (a sub-agent, a handoff): its
-/// description and arguments' schema from `T`, its chains the dynamic links.
-fn runtime_tool<T: Tool>(name: &'static str, tool: T) -> PendingTool {
-    Box::new(move |entries: &[ToolEntry]| {
-        let parameters = serde_json::to_value(schemars::schema_for!(T::Args))
-            .unwrap_or_else(|_| Value::Object(Default::default()));
-        let spec = spec(name, tool.description().into_owned(), parameters, None)?;
-        let chains = chains_for::<T>(entries, name)?;
-        Ok(Arc::new(ToolRuntime::named(name, tool, spec, chains)) as Arc<dyn ErasedTool>)
-    })
-}
-
-fn chains_for<T: Tool>(
-    entries: &[ToolEntry],
-    tool: &'static str,
-) -> Result<ToolChains<T>, BuildError> {
-    let mut chains = ToolChains::<T>::default();
-    let mismatch = || BuildError::InterceptorToolMismatch {
-        tool: tool.to_string(),
-    };
-    for entry in entries {
-        if entry.tool.is_some_and(|typed_for| typed_for != tool) {
-            continue;
-        }
-        let name = entry.name.clone();
-        match (&entry.link, entry.stage) {
-            (ToolLink::Typed(typed), ToolStage::Before) => {
-                let typed = typed
-                    .downcast_ref::<ToolInterceptor<T>>()
-                    .ok_or_else(mismatch)?;
-                let link = TypedLink(Arc::clone(&typed.inner));
-                chains
-                    .before
-                    .push(with_name(Link::new(Arc::new(link)), name));
-            }
-            (ToolLink::Typed(typed), ToolStage::Gate) => {
-                let typed = typed.downcast_ref::<ToolGate<T>>().ok_or_else(mismatch)?;
-                let gate: Arc<dyn Interceptor<T::Args, T::Output>> =
-                    Arc::new(GateInChain(Arc::clone(&typed.inner)));
-                chains
-                    .gates
-                    .push(with_name(Link::new(Arc::new(TypedLink(gate))), name));
-            }
-            (ToolLink::Typed(typed), ToolStage::After) => {
-                let typed = typed
-                    .downcast_ref::<ToolInterceptorOf<T::Output>>()
-                    .ok_or_else(mismatch)?;
-                let link = TypedLink(Arc::clone(&typed.inner));
-                chains
-                    .after
-                    .push(with_name(Link::new(Arc::new(link)), name));
-            }
-            (ToolLink::Dynamic(dynamic), ToolStage::After) => {
-                let link = JsonLink::new(Arc::clone(dynamic), Viewing::Result, tool);
-                chains
-                    .after
-                    .push(with_name(Link::new(Arc::new(link)), name));
-                chains.json_output = true;
-            }
-            (ToolLink::Dynamic(dynamic), _) => {
-                let link = JsonLink::new(Arc::clone(dynamic), Viewing::Arguments, tool);
-                chains
-                    .before
-                    .push(with_name(Link::new(Arc::new(link)), name));
-                chains.json_args = true;
-            }
-            (ToolLink::DynamicGate(gate), _) => {
-                let gate: Arc<dyn Interceptor<Value, Value>> =
-                    Arc::new(GateInChain(Arc::clone(gate)));
-                let link = JsonLink::new(gate, Viewing::Arguments, tool);
-                chains
-                    .gates
-                    .push(with_name(Link::new(Arc::new(link)), name));
-                chains.json_args = true;
-            }
-        }
-    }
-    Ok(chains)
-}
-
-/// The dynamic before-tool interceptors and tool gates alone, over JSON: what guards an MCP call
-/// of an exposed skill.
-type JsonLinks = Vec<Link<Value, Value>>;
-fn any_tool_links(entries: &[ToolEntry]) -> (JsonLinks, JsonLinks) {
-    let (mut chain, mut gates) = (Vec::new(), Vec::new());
-    for entry in entries.iter().filter(|entry| entry.tool.is_none()) {
-        let name = entry.name.clone();
-        match (&entry.link, entry.stage) {
-            (ToolLink::Dynamic(dynamic), ToolStage::Before) => {
-                chain.push(with_name(Link::new(Arc::clone(dynamic)), name));
-            }
-            (ToolLink::DynamicGate(gate), _) => {
-                gates.push(with_name(Link::gate(Arc::clone(gate)), name));
-            }
-            _ => {}
-        }
-    }
-    (chain, gates)
-}
-
-fn with_name<T, R>(link: Link<T, R>, name: Option<Arc<str>>) -> Link<T, R> {
-    match name {
-        Some(name) => link.named(name),
-        None => link,
-    }
-}
-
 /// A link for an interceptor, named after its function or type when it has one.
 fn named_link<T, R, U: ?Sized, M, I: IntoInterceptor<T, R, U, M>>(interceptor: I) -> Link<T, R> {
     let name = name_of::<I>();
-    with_name(
-        Link::new(interceptor.into_interceptor()),
-        name.map(Arc::from),
-    )
+    Link::new(interceptor.into_interceptor()).maybe_named(name.map(Arc::from))
 }
 
 /// A link for a gate, named after its function or type when it has one.
 fn named_gate<T: 'static, R, U: ?Sized, M, G: IntoGate<T, U, M>>(gate: G) -> Link<T, R> {
     let name = name_of::<G>();
-    with_name(Link::gate(gate.into_gate()), name.map(Arc::from))
+    Link::gate(gate.into_gate()).maybe_named(name.map(Arc::from))
 }
 
 fn name_of_val<F>(_: &F) -> Option<Arc<str>> {
@@ -993,51 +773,4 @@ fn rename<T, R>(links: &mut [Link<T, R>], name: Arc<str>) {
     if let Some(last) = links.last_mut() {
         *last = last.clone().named(name);
     }
-}
-
-/// What the model is told about tool `T`: its name, description and argument schema, which must
-/// be an object.
-fn spec_of<T: Tool>(tool: &T) -> Result<ToolSpec, BuildError> {
-    let parameters = serde_json::to_value(schemars::schema_for!(T::Args))
-        .unwrap_or_else(|_| Value::Object(Default::default()));
-    spec(
-        T::NAME,
-        tool.description().into_owned(),
-        parameters,
-        tool.output_schema(),
-    )
-}
-
-/// The non-generic rest of [`spec_of`], compiled once rather than once per tool.
-fn spec(
-    name: &str,
-    description: String,
-    parameters: Value,
-    output_schema: Option<Value>,
-) -> Result<ToolSpec, BuildError> {
-    // The arguments' schema is kept as written, `$schema` included: MCP clients read it as JSON
-    // Schema 2020-12 (SEP-1613); the model providers' requests leave the dialect out.
-    let kind = parameters
-        .get("type")
-        .and_then(Value::as_str)
-        .unwrap_or("none");
-    if kind != "object" {
-        return Err(BuildError::ArgsNotObject {
-            tool: name.to_string(),
-            found: kind.to_string(),
-        });
-    }
-    let output_schema = output_schema.map(|mut schema| {
-        if let Value::Object(map) = &mut schema {
-            map.remove("$schema");
-        }
-        schema
-    });
-    Ok(ToolSpec {
-        name: name.to_string(),
-        description,
-        parameters,
-        output_schema: output_schema
-            .filter(|schema| schema.get("type") == Some(&Value::from("object"))),
-    })
 }

@@ -236,7 +236,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             events,
         );
         match runs_agent {
-            true => context.with_parent(Arc::clone(self) as Arc<dyn super::ParentRun>),
+            true => context.with_parent(Arc::clone(self) as Arc<dyn crate::tool::ParentRun>),
             false => context,
         }
     }

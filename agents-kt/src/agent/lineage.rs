@@ -1,108 +1,16 @@
 //! What a sub-agent's run inherits from the run whose tool call started it: the MCP principal,
 //! the caller's extensions, the one budget, the depth, the journal and the event stream. The
-//! parent is seen through [`ParentRun`], so a child of any output type can reach a parent of any
-//! other.
+//! parent is seen through [`ParentRun`] (declared with the tool context that carries it), so a
+//! child of any output type can reach a parent of any other.
 
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use serde_json::Value;
 
-use crate::budget::BudgetTracker;
 use crate::journal::{Journal, JournalError};
-use crate::{AgentError, AgentEvent, Extensions, RunIds};
-
-/// A run seen from a sub-agent it started, whatever its output type.
-pub(crate) trait ParentRun: Send + Sync {
-    /// The parent's agent name.
-    fn agent(&self) -> &str;
-    /// The parent's ids.
-    fn ids(&self) -> &RunIds;
-    /// How deep the parent is: 0 for a run a caller started.
-    fn depth(&self) -> u32;
-    /// The deepest a sub-agent below the parent may be (the strictest limit on the way down).
-    fn max_depth(&self) -> u32;
-    /// What the parent's caller attached.
-    fn extensions(&self) -> &Extensions;
-    /// The parent's MCP principal.
-    fn client(&self) -> Option<&str>;
-    /// Spend from the parent's budget (and, through it, every ancestor's): a child's turns,
-    /// tool calls and tokens are the parent's too.
-    fn spend_shared(
-        &self,
-        step: &dyn Fn(&mut BudgetTracker) -> Result<(), AgentError>,
-    ) -> Result<(), AgentError>;
-    /// End the parent's run with `error` once the tool call that started the child returns (a
-    /// budget the child exhausted is the parent's).
-    fn end_with(&self, error: AgentError);
-    /// Whether the parent streams events (its session path): then the child streams too.
-    fn is_session(&self) -> bool;
-    /// Pass one of the child's events into the parent's stream, tagged with the child.
-    fn emit_nested(&self, child: &ChildOf, event: AgentEvent<Value>);
-    /// The parent's conversation so far, for a handoff's receiving agent.
-    fn conversation(&self) -> Vec<crate::Message>;
-}
-
-/// Which run a sub-agent's event came from: told to a session reader in
-/// [`AgentEvent::SubAgent`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ChildOf {
-    pub agent: String,
-    pub ids: RunIds,
-    pub call_id: String,
-}
-
-/// Whose tool call started a sub-agent's run: what [`crate::InterceptContext::parent`] tells its
-/// interceptors and gates.
-///
-/// ```
-/// use agents_kt::{Agent, Decision, InterceptContext, Reply, ScriptedModel};
-/// let child = Agent::<String, String>::builder("researcher")
-///     .model(ScriptedModel::new([Reply::text("three sources")]))
-///     .on_before_turn(|_m: &[agents_kt::Message], ctx: &InterceptContext| match ctx.parent() {
-///         Some(parent) if parent.agent() == "planner" => Decision::Proceed,
-///         _ => Decision::deny("only the planner may ask"),
-///     })
-///     .build()
-///     .unwrap();
-/// # let _ = child;
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct ParentCall {
-    agent: String,
-    ids: RunIds,
-    tool: String,
-    tool_call_id: String,
-    depth: u32,
-}
-
-impl ParentCall {
-    /// The parent agent's name.
-    pub fn agent(&self) -> &str {
-        &self.agent
-    }
-
-    /// The parent run's ids.
-    pub fn ids(&self) -> &RunIds {
-        &self.ids
-    }
-
-    /// The tool the parent called (the sub-agent's tool name, or `transfer_to_<name>`).
-    pub fn tool(&self) -> &str {
-        &self.tool
-    }
-
-    /// The id of the parent's tool call that started this run.
-    pub fn tool_call_id(&self) -> &str {
-        &self.tool_call_id
-    }
-
-    /// This run's depth: 1 for a sub-agent of a run a caller started, 2 below that, …
-    pub fn depth(&self) -> u32 {
-        self.depth
-    }
-}
+use crate::tool::ParentRun;
+use crate::{AgentError, ParentCall};
 
 /// A sub-agent run's link to its parent.
 pub(crate) struct Lineage {
@@ -133,13 +41,7 @@ impl Lineage {
                 ),
             ));
         }
-        let call = ParentCall {
-            agent: parent.agent().to_string(),
-            ids: parent.ids().clone(),
-            tool: tool.to_string(),
-            tool_call_id: call_id.to_string(),
-            depth,
-        };
+        let call = ParentCall::new(parent.agent(), parent.ids().clone(), tool, call_id, depth);
         Ok(Lineage {
             parent,
             call,

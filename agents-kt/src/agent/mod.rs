@@ -10,15 +10,16 @@ mod output;
 pub(crate) mod report;
 pub(crate) mod run;
 mod session;
+mod skill;
+mod skill_context;
 mod sub_agent;
 pub(crate) mod trace;
 
 pub use builder::AgentBuilder;
-#[cfg(feature = "mcp-client")]
-pub(crate) use builder::{ToolEntry, register_bound};
-pub use lineage::ParentCall;
-pub(crate) use lineage::ParentRun;
 pub use session::{AgentSession, EventStream};
+pub(crate) use skill::SkillKind;
+pub use skill::{IntoSkill, Skill, SkillError, ToolSet};
+pub use skill_context::SkillContext;
 #[doc(hidden)]
 pub use sub_agent::AgentArgs;
 pub use sub_agent::AgentTool;
@@ -39,11 +40,9 @@ use tracing::Instrument;
 use crate::budget::duration_exceeded;
 use crate::chain::{Effect, Link, guard, panic_message};
 use crate::observers::{Observers, PipelineHub};
-use crate::skill::{SkillContext, SkillKind};
 use crate::tool::runtime::ErasedTool;
 use crate::{
     AgentError, Budget, Extensions, InterceptionPoint, Message, ModelClient, PipelineEvent, RunIds,
-    Skill,
 };
 use output::OutputFormat;
 use report::Step;

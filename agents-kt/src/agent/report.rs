@@ -65,7 +65,7 @@ pub(crate) enum Step<'a, OUT> {
     },
     /// An event of a sub-agent this run started, for the session's stream.
     SubAgent {
-        child: &'a super::lineage::ChildOf,
+        child: &'a crate::tool::ChildOf,
         event: AgentEvent<Value>,
     },
     RunCompleted {

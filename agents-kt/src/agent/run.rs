@@ -11,13 +11,14 @@ use futures::{FutureExt, StreamExt};
 use tracing::Instrument;
 
 use super::Core;
-use super::lineage::{ChildOf, Lineage, ParentRun};
+use super::lineage::Lineage;
 use super::report::Step;
 use crate::approval::{Channel, RunApprovals};
 use crate::budget::BudgetTracker;
 use crate::chain::{Effect, guard, panic_message};
 use crate::journal::{Journal, JournalError};
 use crate::tool::context::ToolEvents;
+use crate::tool::{ChildOf, ParentRun};
 use crate::{
     AgentError, AgentEvent, ChatRequest, ChatResponse, Extensions, InterceptContext,
     InterceptionPoint, Message, ModelError, PipelineEvent, ResponseAssembler, RunIds,

@@ -11,9 +11,10 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
-use super::lineage::{ChildOf, Lineage, ScopedJournal};
+use super::lineage::{Lineage, ScopedJournal};
 use super::run::{Caller, Run};
 use super::{Agent, AgentInput, AgentOutput};
+use crate::tool::ChildOf;
 use crate::{AgentError, Journal, Message, RunIds, Tool, ToolContext, ToolError};
 
 /// An agent offered to other agents as a tool: what [`Agent::as_tool`] returns, registered with

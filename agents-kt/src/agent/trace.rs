@@ -13,8 +13,7 @@ use tracing::field::Empty;
 
 use super::report::ToolOutcome;
 use crate::{
-    ChatResponse, DecisionKind, DecisionStage, InterceptionPoint, InterceptorDecision, Message,
-    ModelInfo, Role, RunIds, ToolCall,
+    ChatResponse, DecisionKind, InterceptorDecision, Message, ModelInfo, Role, RunIds, ToolCall,
 };
 
 /// The target of every decision event, so a subscriber can keep or drop them as one.
@@ -123,12 +122,12 @@ pub(crate) fn decision(decision: &InterceptorDecision) {
         tracing::Level::INFO,
         message = "agents_kt.decision",
         gen_ai.security.guardrail.name = %decision.name,
-        gen_ai.security.guardrail.type = stage_name(decision.stage),
-        gen_ai.security.target.type = target_type(decision.point),
+        gen_ai.security.guardrail.type = decision.stage.name(),
+        gen_ai.security.target.type = decision.point.row().target_type,
         gen_ai.security.verdict.type = verdict(decision.decision),
         gen_ai.security.verdict.reason = decision.reason.as_deref(),
         gen_ai.security.action.type = action(decision.decision, decision.effective),
-        agents_kt.decision.point = point_name(decision.point),
+        agents_kt.decision.point = decision.point.row().attribute,
         agents_kt.decision.target = %decision.target,
         agents_kt.decision = %decision.decision,
         agents_kt.decision.index = int(decision.index),
@@ -177,33 +176,6 @@ impl std::fmt::Display for Label<'_> {
 /// integer types as text.
 fn int(value: impl TryInto<i64>) -> i64 {
     value.try_into().unwrap_or(i64::MAX)
-}
-
-pub(crate) fn stage_name(stage: DecisionStage) -> &'static str {
-    match stage {
-        DecisionStage::Interceptor => "interceptor",
-        DecisionStage::Gate => "gate",
-    }
-}
-
-/// A point as an attribute value.
-pub(crate) fn point_name(point: InterceptionPoint) -> &'static str {
-    match point {
-        InterceptionPoint::Skill => "skill",
-        InterceptionPoint::Turn => "turn",
-        InterceptionPoint::ToolCall => "tool_call",
-        InterceptionPoint::AfterToolCall => "after_tool_call",
-    }
-}
-
-/// What a point guards, in the proposal's words where it has them.
-fn target_type(point: InterceptionPoint) -> &'static str {
-    match point {
-        InterceptionPoint::Skill => "agent_invocation",
-        InterceptionPoint::Turn => "llm_input",
-        InterceptionPoint::ToolCall => "tool_call",
-        InterceptionPoint::AfterToolCall => "tool_result",
-    }
 }
 
 fn verdict(kind: DecisionKind) -> &'static str {

@@ -195,6 +195,14 @@ impl<T, R> Link<T, R> {
         self
     }
 
+    /// The link reported by `name` when there is one (a registered function's own name).
+    pub(crate) fn maybe_named(self, name: Option<Arc<str>>) -> Self {
+        match name {
+            Some(name) => self.named(name),
+            None => self,
+        }
+    }
+
     /// A gate, as a link that only proceeds or denies (for [`guard`]'s `gates`).
     pub fn gate(gate: Arc<dyn Gate<T>>) -> Self
     where

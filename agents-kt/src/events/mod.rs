@@ -2,6 +2,9 @@
 //! observing the agent.
 
 mod constructors;
+mod point;
+
+pub use point::{DecisionStage, InterceptionPoint};
 
 use serde_json::Value;
 
@@ -35,60 +38,6 @@ impl RunIds {
             run_id: run_id.into(),
             session_id: session_id.into(),
         }
-    }
-}
-
-/// Where an interceptor sits.
-///
-/// ```
-/// assert_eq!(agents_kt::InterceptionPoint::Turn.to_string(), "turn");
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum InterceptionPoint {
-    /// Before a skill runs (`on_before_skill`, `gate_skill`).
-    Skill,
-    /// Before a model call (`on_before_turn`, `gate_turn`).
-    Turn,
-    /// Before a tool call (`before_tool_call`, `on_before_tool_call`, `gate_tool_call`,
-    /// `on_gate_tool_call`).
-    ToolCall,
-    /// After a tool call, before its result reaches the model (`after_tool_call`,
-    /// `on_after_tool_call`).
-    AfterToolCall,
-}
-
-impl std::fmt::Display for InterceptionPoint {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            InterceptionPoint::Skill => "skill",
-            InterceptionPoint::Turn => "turn",
-            InterceptionPoint::ToolCall => "tool call",
-            InterceptionPoint::AfterToolCall => "after tool call",
-        })
-    }
-}
-
-/// Which kind of check took a decision.
-///
-/// ```
-/// assert_eq!(agents_kt::DecisionStage::Gate.to_string(), "gate");
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum DecisionStage {
-    /// An interceptor of the chain.
-    Interceptor,
-    /// A gate, run after the chain on the final value.
-    Gate,
-}
-
-impl std::fmt::Display for DecisionStage {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            DecisionStage::Interceptor => "interceptor",
-            DecisionStage::Gate => "gate",
-        })
     }
 }
 

@@ -20,7 +20,7 @@ use tracing::Instrument;
 use tracing::instrument::WithSubscriber;
 
 use super::client_log::ClientLog;
-use super::http::Principal;
+use super::principal::Principal;
 use super::progress::McpProgress;
 use super::{Exposed, McpClient, McpServeError, McpServer};
 use crate::agent::SkillCall;

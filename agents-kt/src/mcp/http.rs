@@ -22,14 +22,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::handler::{Handler, McpSkillTypes};
 use super::origin::Origins;
+use super::principal::Principal;
 use super::serve::{ConnectionLimits, serve};
 use super::{McpServeError, McpServer};
 use crate::AgentOutput;
-
-/// The principal an authenticator derived from a request's `Authorization` header; the client
-/// policy sees it as the client's name.
-#[derive(Debug, Clone)]
-pub(crate) struct Principal(pub String);
 
 /// A running HTTP server: where it listens, and how to stop it.
 #[derive(Debug)]

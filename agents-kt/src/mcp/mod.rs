@@ -9,6 +9,7 @@ mod jsonrpc;
 mod lines;
 mod origin;
 mod outbox;
+mod principal;
 mod progress;
 mod serve;
 

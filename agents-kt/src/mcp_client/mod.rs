@@ -11,6 +11,7 @@
 mod binding;
 mod connection;
 mod listing;
+mod register;
 mod remote;
 
 use std::process::Stdio;
@@ -29,15 +30,17 @@ use tokio::io::AsyncBufReadExt;
 pub use binding::{RemoteBinding, RemoteToolBinding};
 pub(crate) use remote::RemoteCall;
 
-/// Registers a bound remote tool on an agent being built: `AgentBuilder` supplies the function,
-/// instantiated for the binding's type, so the toolset need not know the builder's internals.
-pub(crate) type RegisterBound =
-    fn(
-        &'static str,
-        RemoteBinding,
-        crate::ToolSpec,
-        &[crate::agent::ToolEntry],
-    ) -> Result<Arc<dyn crate::tool::runtime::ErasedTool>, crate::BuildError>;
+use crate::tool::registry::ToolEntry;
+use crate::tool::runtime::ErasedTool;
+
+/// Registers a bound remote tool on an agent being built: instantiated for the binding's type
+/// when it is bound, so the toolset need not be generic over it.
+pub(crate) type RegisterBound = fn(
+    &'static str,
+    RemoteBinding,
+    crate::ToolSpec,
+    &[ToolEntry],
+) -> Result<Arc<dyn ErasedTool>, crate::BuildError>;
 
 /// A remote tool bound to Rust types, by [`McpToolset::bind`].
 #[derive(Clone)]
@@ -86,10 +89,6 @@ pub struct McpToolset {
     tools: Vec<RemoteTool>,
     prefix: Option<String>,
 }
-
-/// What [`McpToolset::registrations`] gives per tool: its registered name, the server's listing,
-/// the untyped call, and its binding if it has one.
-pub(crate) type Registration = (String, RemoteTool, RemoteCall, Option<Bound>);
 
 impl std::fmt::Debug for McpToolset {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -298,7 +297,7 @@ impl McpToolset {
         tool.bound = Some(Bound {
             name: B::NAME,
             type_name: std::any::type_name::<B>(),
-            register: crate::agent::register_bound::<B>,
+            register: register::bound::<B>,
         });
         Ok(self)
     }
@@ -308,21 +307,6 @@ impl McpToolset {
             server: self.server.clone(),
             reason,
         }
-    }
-
-    /// Each tool with its registered name, the call that runs it, and its binding if any.
-    pub(crate) fn registrations(&self) -> Vec<Registration> {
-        self.tools
-            .iter()
-            .map(|tool| {
-                let call = RemoteCall {
-                    connection: Arc::clone(&self.connection),
-                    remote_name: Arc::clone(&tool.remote_name),
-                    schema: Arc::clone(&tool.input_schema),
-                };
-                (self.name_of(tool), tool.clone(), call, tool.bound.clone())
-            })
-            .collect()
     }
 }
 

@@ -9,6 +9,7 @@ use reqwest::{RequestBuilder, Response, StatusCode};
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt, TryStreamExt, stream};
 
+use super::error_chain::error_chain;
 use super::sse::{self, Decoder};
 use crate::{ChatRequest, ChatResponse, ChatStream, ModelError};
 
@@ -324,18 +325,6 @@ pub(crate) fn model_info(provider: &str, model: &str, base_url: &str) -> crate::
         },
         Err(_) => info,
     }
-}
-
-/// An error with its sources, which is where reqwest says what actually failed.
-pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 /// Read a successful response's JSON body.

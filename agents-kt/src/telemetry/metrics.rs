@@ -114,16 +114,10 @@ impl GenAiMetrics {
         self.decisions.add(
             1,
             &[
-                KeyValue::new(
-                    "agents_kt.decision.point",
-                    crate::agent::trace::point_name(decision.point),
-                ),
+                KeyValue::new("agents_kt.decision.point", decision.point.row().attribute),
                 KeyValue::new("agents_kt.decision", decision.decision.as_str()),
                 KeyValue::new("gen_ai.security.guardrail.name", decision.name.clone()),
-                KeyValue::new(
-                    "gen_ai.security.guardrail.type",
-                    crate::agent::trace::stage_name(decision.stage),
-                ),
+                KeyValue::new("gen_ai.security.guardrail.type", decision.stage.name()),
                 KeyValue::new("agents_kt.decision.effective", decision.effective),
             ],
         );

@@ -6,6 +6,9 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::budget::BudgetTracker;
+use crate::{AgentError, AgentEvent, Extensions, Message, RunIds};
+
 /// Receives the events of a tool call on the session path.
 pub(crate) trait ToolEvents: Send + Sync {
     /// The tool is about to run (or a substitute to stand in) with these arguments.
@@ -32,7 +35,7 @@ pub struct ToolContext {
     events: Option<Arc<dyn ToolEvents>>,
     /// The run that made the call, so a sub-agent's run can inherit from it (its principal,
     /// extensions, budget, depth and event stream); `None` when detached.
-    parent: Option<Arc<dyn crate::agent::ParentRun>>,
+    parent: Option<Arc<dyn ParentRun>>,
     /// In a journaled run, the journal and the step this call's effects are recorded under —
     /// set only for a tool that runs an agent, whose own steps are recorded inside it.
     journal_scope: Option<(Arc<dyn crate::Journal>, String)>,
@@ -56,7 +59,7 @@ impl ToolContext {
     }
 
     /// This context, naming the run that made the call.
-    pub(crate) fn with_parent(mut self, parent: Arc<dyn crate::agent::ParentRun>) -> Self {
+    pub(crate) fn with_parent(mut self, parent: Arc<dyn ParentRun>) -> Self {
         self.parent = Some(parent);
         self
     }
@@ -72,7 +75,7 @@ impl ToolContext {
     }
 
     /// The run that made the call, if an agent run did.
-    pub(crate) fn parent(&self) -> Option<&Arc<dyn crate::agent::ParentRun>> {
+    pub(crate) fn parent(&self) -> Option<&Arc<dyn ParentRun>> {
         self.parent.as_ref()
     }
 
@@ -147,4 +150,44 @@ impl fmt::Debug for ToolContext {
             .field("run_id", &self.run_id)
             .finish_non_exhaustive()
     }
+}
+
+/// A run seen from a sub-agent it started, whatever its output type.
+pub(crate) trait ParentRun: Send + Sync {
+    /// The parent's agent name.
+    fn agent(&self) -> &str;
+    /// The parent's ids.
+    fn ids(&self) -> &RunIds;
+    /// How deep the parent is: 0 for a run a caller started.
+    fn depth(&self) -> u32;
+    /// The deepest a sub-agent below the parent may be (the strictest limit on the way down).
+    fn max_depth(&self) -> u32;
+    /// What the parent's caller attached.
+    fn extensions(&self) -> &Extensions;
+    /// The parent's MCP principal.
+    fn client(&self) -> Option<&str>;
+    /// Spend from the parent's budget (and, through it, every ancestor's): a child's turns,
+    /// tool calls and tokens are the parent's too.
+    fn spend_shared(
+        &self,
+        step: &dyn Fn(&mut BudgetTracker) -> Result<(), AgentError>,
+    ) -> Result<(), AgentError>;
+    /// End the parent's run with `error` once the tool call that started the child returns (a
+    /// budget the child exhausted is the parent's).
+    fn end_with(&self, error: AgentError);
+    /// Whether the parent streams events (its session path): then the child streams too.
+    fn is_session(&self) -> bool;
+    /// Pass one of the child's events into the parent's stream, tagged with the child.
+    fn emit_nested(&self, child: &ChildOf, event: AgentEvent<Value>);
+    /// The parent's conversation so far, for a handoff's receiving agent.
+    fn conversation(&self) -> Vec<Message>;
+}
+
+/// Which run a sub-agent's event came from: told to a session reader in
+/// [`AgentEvent::SubAgent`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ChildOf {
+    pub agent: String,
+    pub ids: RunIds,
+    pub call_id: String,
 }

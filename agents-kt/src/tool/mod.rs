@@ -4,6 +4,7 @@
 mod call_future;
 pub(crate) mod context;
 mod dynamic;
+pub(crate) mod registry;
 pub(crate) mod runtime;
 mod static_chain;
 mod typed_interceptor;
@@ -17,7 +18,7 @@ pub use typed_interceptor::{
     ToolInterceptor, ToolInterceptorOf,
 };
 
-pub(crate) use context::ToolEvents;
+pub(crate) use context::{ChildOf, ParentRun, ToolEvents};
 
 use std::borrow::Cow;
 use std::future::Future;

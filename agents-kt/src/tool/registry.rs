@@ -1,0 +1,303 @@
+//! Registration: how a tool and the interceptors and gates registered for it become one
+//! [`ToolRuntime`] when the agent is built. A builder collects [`ToolEntry`]s (links) and
+//! [`Registration`]s (tools waiting for every link to be known); `build` hands each registration
+//! the entries, and [`chains_for`] joins the tool's typed links and the dynamic ones, in
+//! registration order, once. Nothing here knows an agent: the builder and the MCP toolset both
+//! register through it.
+
+use std::any::Any;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::Tool;
+use super::runtime::{ErasedTool, ToolChains, ToolRuntime};
+use super::static_chain::BoxedChain;
+use super::typed_interceptor::{ToolGate, ToolInterceptor, ToolInterceptorOf};
+use super::view::{JsonLink, TypedLink, Viewing};
+use crate::chain::Link;
+use crate::gate::GateInChain;
+use crate::{BuildError, Gate, Interceptor, ToolSpec};
+
+/// Builds a tool's runtime once every interceptor is known.
+pub(crate) type PendingTool =
+    Box<dyn FnOnce(&[ToolEntry]) -> Result<Arc<dyn ErasedTool>, BuildError> + Send>;
+
+/// A tool waiting for the agent's build: the name the model calls it by, where it came from (for
+/// a duplicate's error), and how to build its runtime.
+pub(crate) struct Registration {
+    pub name: &'static str,
+    pub source: String,
+    pub pending: PendingTool,
+}
+
+/// Where in a tool call a tool link sits.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ToolStage {
+    Before,
+    Gate,
+    After,
+}
+
+/// A tool interceptor or gate as registered: for one tool by name (typed), or for every tool.
+pub(crate) struct ToolEntry {
+    stage: ToolStage,
+    /// `Some(name)`: typed, for the tool of that name; `None`: dynamic, for every tool.
+    tool: Option<&'static str>,
+    link: ToolLink,
+    name: Option<Arc<str>>,
+}
+
+enum ToolLink {
+    /// A `ToolInterceptor<T>`, `ToolGate<T>` or `ToolInterceptorOf<T::Output>`, by stage.
+    Typed(Box<dyn Any + Send + Sync>),
+    Dynamic(Arc<dyn Interceptor<Value, Value>>),
+    DynamicGate(Arc<dyn Gate<Value>>),
+}
+
+impl ToolEntry {
+    /// A typed before-tool interceptor of `T`.
+    pub(crate) fn before<T: Tool>(interceptor: ToolInterceptor<T>) -> Self {
+        let name = interceptor.name.map(Arc::from);
+        ToolEntry::typed::<T>(ToolStage::Before, Box::new(interceptor), name)
+    }
+
+    /// A typed gate of `T`.
+    pub(crate) fn gate<T: Tool>(gate: ToolGate<T>) -> Self {
+        let name = gate.name.map(Arc::from);
+        ToolEntry::typed::<T>(ToolStage::Gate, Box::new(gate), name)
+    }
+
+    /// A typed after-tool interceptor of `T`.
+    pub(crate) fn after<T: Tool>(interceptor: ToolInterceptorOf<T::Output>) -> Self {
+        let name = interceptor.name.map(Arc::from);
+        ToolEntry::typed::<T>(ToolStage::After, Box::new(interceptor), name)
+    }
+
+    fn typed<T: Tool>(
+        stage: ToolStage,
+        link: Box<dyn Any + Send + Sync>,
+        name: Option<Arc<str>>,
+    ) -> Self {
+        ToolEntry {
+            stage,
+            tool: Some(T::NAME),
+            link: ToolLink::Typed(link),
+            name,
+        }
+    }
+
+    /// A before-tool interceptor of every tool, over JSON.
+    pub(crate) fn any_before(
+        interceptor: Arc<dyn Interceptor<Value, Value>>,
+        name: Option<Arc<str>>,
+    ) -> Self {
+        ToolEntry {
+            stage: ToolStage::Before,
+            tool: None,
+            link: ToolLink::Dynamic(interceptor),
+            name,
+        }
+    }
+
+    /// An after-tool interceptor of every tool, over JSON.
+    pub(crate) fn any_after(
+        interceptor: Arc<dyn Interceptor<Value, Value>>,
+        name: Option<Arc<str>>,
+    ) -> Self {
+        ToolEntry {
+            stage: ToolStage::After,
+            tool: None,
+            link: ToolLink::Dynamic(interceptor),
+            name,
+        }
+    }
+
+    /// A gate of every tool, over JSON.
+    pub(crate) fn any_gate(gate: Arc<dyn Gate<Value>>, name: Option<Arc<str>>) -> Self {
+        ToolEntry {
+            stage: ToolStage::Gate,
+            tool: None,
+            link: ToolLink::DynamicGate(gate),
+            name,
+        }
+    }
+
+    /// Report this link by `name` (`AgentBuilder::named`).
+    pub(crate) fn rename(&mut self, name: Arc<str>) {
+        self.name = Some(name);
+    }
+
+    /// The tool a typed link is for; `None` for a dynamic one.
+    pub(crate) fn typed_for(&self) -> Option<&'static str> {
+        self.tool
+    }
+}
+
+/// A Rust tool with the links fixed at compile time (`ToolChain`): those run first, then the
+/// builder's, in registration order.
+pub(crate) fn rust_tool<T: Tool>(tool: T, statics: BoxedChain<T>) -> Registration {
+    let pending: PendingTool = Box::new(move |entries: &[ToolEntry]| {
+        let spec = spec_of(&tool)?;
+        let chains = chains_for::<T>(entries, T::NAME)?;
+        Ok(
+            Arc::new(ToolRuntime::chained(T::NAME, tool, spec, statics, chains))
+                as Arc<dyn ErasedTool>,
+        )
+    });
+    Registration {
+        name: T::NAME,
+        source: format!("the Rust tool `{}`", std::any::type_name::<T>()),
+        pending,
+    }
+}
+
+/// A tool registered under a name known only at run time (a sub-agent, a handoff): its
+/// description and arguments' schema from `T`, its chains the dynamic links.
+pub(crate) fn runtime_tool<T: Tool>(name: &'static str, tool: T) -> PendingTool {
+    Box::new(move |entries: &[ToolEntry]| {
+        let parameters = serde_json::to_value(schemars::schema_for!(T::Args))
+            .unwrap_or_else(|_| Value::Object(Default::default()));
+        let spec = spec(name, tool.description().into_owned(), parameters, None)?;
+        let chains = chains_for::<T>(entries, name)?;
+        Ok(Arc::new(ToolRuntime::named(name, tool, spec, chains)) as Arc<dyn ErasedTool>)
+    })
+}
+
+/// Tool `T`'s chains from every registered tool link, in registration order: its own typed links
+/// (for the tool named `tool`, `T::NAME` for a Rust tool) and every dynamic one, each adapted to
+/// the chain's [`Viewed`](super::view::Viewed) values.
+pub(crate) fn chains_for<T: Tool>(
+    entries: &[ToolEntry],
+    tool: &'static str,
+) -> Result<ToolChains<T>, BuildError> {
+    let mut chains = ToolChains::<T>::default();
+    let mismatch = || BuildError::InterceptorToolMismatch {
+        tool: tool.to_string(),
+    };
+    for entry in entries {
+        if entry.tool.is_some_and(|typed_for| typed_for != tool) {
+            continue;
+        }
+        let name = entry.name.clone();
+        match (&entry.link, entry.stage) {
+            (ToolLink::Typed(typed), ToolStage::Before) => {
+                let typed = typed
+                    .downcast_ref::<ToolInterceptor<T>>()
+                    .ok_or_else(mismatch)?;
+                let link = TypedLink(Arc::clone(&typed.inner));
+                chains
+                    .before
+                    .push(Link::new(Arc::new(link)).maybe_named(name));
+            }
+            (ToolLink::Typed(typed), ToolStage::Gate) => {
+                let typed = typed.downcast_ref::<ToolGate<T>>().ok_or_else(mismatch)?;
+                let gate: Arc<dyn Interceptor<T::Args, T::Output>> =
+                    Arc::new(GateInChain(Arc::clone(&typed.inner)));
+                chains
+                    .gates
+                    .push(Link::new(Arc::new(TypedLink(gate))).maybe_named(name));
+            }
+            (ToolLink::Typed(typed), ToolStage::After) => {
+                let typed = typed
+                    .downcast_ref::<ToolInterceptorOf<T::Output>>()
+                    .ok_or_else(mismatch)?;
+                let link = TypedLink(Arc::clone(&typed.inner));
+                chains
+                    .after
+                    .push(Link::new(Arc::new(link)).maybe_named(name));
+            }
+            (ToolLink::Dynamic(dynamic), ToolStage::After) => {
+                let link = JsonLink::new(Arc::clone(dynamic), Viewing::Result, tool);
+                chains
+                    .after
+                    .push(Link::new(Arc::new(link)).maybe_named(name));
+                chains.json_output = true;
+            }
+            (ToolLink::Dynamic(dynamic), _) => {
+                let link = JsonLink::new(Arc::clone(dynamic), Viewing::Arguments, tool);
+                chains
+                    .before
+                    .push(Link::new(Arc::new(link)).maybe_named(name));
+                chains.json_args = true;
+            }
+            (ToolLink::DynamicGate(gate), _) => {
+                let gate: Arc<dyn Interceptor<Value, Value>> =
+                    Arc::new(GateInChain(Arc::clone(gate)));
+                let link = JsonLink::new(gate, Viewing::Arguments, tool);
+                chains
+                    .gates
+                    .push(Link::new(Arc::new(link)).maybe_named(name));
+                chains.json_args = true;
+            }
+        }
+    }
+    Ok(chains)
+}
+
+/// The dynamic before-tool interceptors and tool gates alone, over JSON: what guards an MCP call
+/// of an exposed skill.
+pub(crate) type JsonLinks = Vec<Link<Value, Value>>;
+pub(crate) fn any_tool_links(entries: &[ToolEntry]) -> (JsonLinks, JsonLinks) {
+    let (mut chain, mut gates) = (Vec::new(), Vec::new());
+    for entry in entries.iter().filter(|entry| entry.tool.is_none()) {
+        let name = entry.name.clone();
+        match (&entry.link, entry.stage) {
+            (ToolLink::Dynamic(dynamic), ToolStage::Before) => {
+                chain.push(Link::new(Arc::clone(dynamic)).maybe_named(name));
+            }
+            (ToolLink::DynamicGate(gate), _) => {
+                gates.push(Link::gate(Arc::clone(gate)).maybe_named(name));
+            }
+            _ => {}
+        }
+    }
+    (chain, gates)
+}
+
+/// What the model is told about tool `T`: its name, description and argument schema, which must
+/// be an object.
+pub(crate) fn spec_of<T: Tool>(tool: &T) -> Result<ToolSpec, BuildError> {
+    let parameters = serde_json::to_value(schemars::schema_for!(T::Args))
+        .unwrap_or_else(|_| Value::Object(Default::default()));
+    spec(
+        T::NAME,
+        tool.description().into_owned(),
+        parameters,
+        tool.output_schema(),
+    )
+}
+
+/// The non-generic rest of [`spec_of`], compiled once rather than once per tool.
+pub(crate) fn spec(
+    name: &str,
+    description: String,
+    parameters: Value,
+    output_schema: Option<Value>,
+) -> Result<ToolSpec, BuildError> {
+    // The arguments' schema is kept as written, `$schema` included: MCP clients read it as JSON
+    // Schema 2020-12 (SEP-1613); the model providers' requests leave the dialect out.
+    let kind = parameters
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("none");
+    if kind != "object" {
+        return Err(BuildError::ArgsNotObject {
+            tool: name.to_string(),
+            found: kind.to_string(),
+        });
+    }
+    let output_schema = output_schema.map(|mut schema| {
+        if let Value::Object(map) = &mut schema {
+            map.remove("$schema");
+        }
+        schema
+    });
+    Ok(ToolSpec {
+        name: name.to_string(),
+        description,
+        parameters,
+        output_schema: output_schema
+            .filter(|schema| schema.get("type") == Some(&Value::from("object"))),
+    })
+}
