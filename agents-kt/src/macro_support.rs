@@ -213,7 +213,7 @@ impl<T: crate::Tool> TypedCall<T> {
             parameters: serde_json::json!({"type": "object"}),
             output_schema: None,
         };
-        let chains = crate::tool::runtime::ToolChains::<T> {
+        let chains = crate::tool::chains::ToolChains::<T> {
             before: interceptors
                 .into_iter()
                 .map(|i| Link::new(std::sync::Arc::new(TypedLink(i.inner)) as _))
@@ -251,10 +251,10 @@ impl<T: crate::Tool> TypedCall<T> {
     fn setup<'a>(
         &'a self,
         ctx: &'a crate::ToolContext,
-        report: crate::tool::runtime::Report,
-    ) -> crate::tool::runtime::CallSetup<'a> {
+        report: crate::tool::record::Report,
+    ) -> crate::tool::record::CallSetup<'a> {
         let timeout = std::time::Duration::from_secs(60);
-        crate::tool::runtime::CallSetup {
+        crate::tool::record::CallSetup {
             tool_ctx: ctx,
             intercept: crate::InterceptContext::detached(&self.ids, &self.extensions),
             guard: crate::chain::GuardOptions::new(timeout),
@@ -267,9 +267,9 @@ impl<T: crate::Tool> TypedCall<T> {
 
     /// Typed arguments in, the typed output (or `None` when denied or failed) out.
     pub async fn call(&self, args: T::Args, ctx: &crate::ToolContext) -> Option<T::Output> {
-        let setup = self.setup(ctx, crate::tool::runtime::Report::default());
+        let setup = self.setup(ctx, crate::tool::record::Report::default());
         match self.runtime.call(args, None, &setup).await.result {
-            crate::tool::runtime::CallResult::Completed { output, .. } => Some(output),
+            crate::tool::record::CallResult::Completed { output, .. } => Some(output),
             _ => None,
         }
     }
@@ -277,9 +277,9 @@ impl<T: crate::Tool> TypedCall<T> {
     /// The model's argument text in, the result text out — the agent loop's dispatch.
     pub async fn call_json(&self, arguments: &str, ctx: &crate::ToolContext) -> String {
         use crate::tool::runtime::ErasedTool;
-        let setup = self.setup(ctx, crate::tool::runtime::Report::default());
+        let setup = self.setup(ctx, crate::tool::record::Report::default());
         match self.runtime.call_json(arguments, &setup).await.result {
-            crate::tool::runtime::CallResult::Completed { output, .. } => output.text,
+            crate::tool::record::CallResult::Completed { output, .. } => output.text,
             _ => String::new(),
         }
     }

@@ -9,14 +9,14 @@ use futures::stream::FuturesOrdered;
 use serde_json::Value;
 use tracing::Instrument;
 
-use super::report::{Answer, ToolOutcome};
 use super::run::Run;
+use super::step::{Answer, ToolOutcome};
 use crate::budget::{BudgetTracker, exceeded};
 use crate::tool::ToolEvents;
-use crate::tool::runtime::{
-    CallRecord, CallResult, CallSetup, ErasedTool, Journaled, JsonOutput, Report, ToolFailure,
-    ToolRuntime, parse_or_text,
+use crate::tool::record::{
+    CallRecord, CallResult, CallSetup, Journaled, JsonOutput, Report, ToolFailure,
 };
+use crate::tool::runtime::{ErasedTool, ToolRuntime, parse_or_text};
 use crate::{AgentError, BudgetLimit, InterceptionPoint, Message, Tool, ToolCall, ToolContext};
 
 impl<OUT: Clone + Send + 'static> Run<OUT> {
@@ -269,7 +269,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             (InterceptionPoint::AfterToolCall, &record.after),
         ] {
             if !decisions.is_empty() {
-                self.report(super::report::Step::Decisions {
+                self.report(super::step::Step::Decisions {
                     point,
                     target: tool,
                     decisions,
@@ -334,7 +334,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
 
 impl<OUT: Clone + Send + 'static> ToolEvents for Run<OUT> {
     fn started(&self, call_id: &str, tool: &str, args: Value) {
-        self.report(super::report::Step::ToolStarted {
+        self.report(super::step::Step::ToolStarted {
             call_id,
             tool,
             args,
@@ -342,7 +342,7 @@ impl<OUT: Clone + Send + 'static> ToolEvents for Run<OUT> {
     }
 
     fn progress(&self, call_id: &str, progress: Value) {
-        self.report(super::report::Step::ToolProgress { call_id, progress });
+        self.report(super::step::Step::ToolProgress { call_id, progress });
     }
 }
 

@@ -12,6 +12,7 @@ pub(crate) mod run;
 mod session;
 mod skill;
 mod skill_context;
+pub(crate) mod step;
 mod sub_agent;
 pub(crate) mod trace;
 
@@ -45,8 +46,8 @@ use crate::{
     AgentError, Budget, Extensions, InterceptionPoint, Message, ModelClient, PipelineEvent, RunIds,
 };
 use output::OutputFormat;
-use report::Step;
 use run::{Caller, Run};
+use step::Step;
 
 /// What an agent's input must be: serializable (an agentic skill shows it to the model, as text
 /// for a `String`, as JSON otherwise) and movable to the run's task.
@@ -126,7 +127,7 @@ pub(crate) enum SkillCall<OUT> {
     /// The skill ran and produced this.
     Output(OUT),
     /// The tool chain denied or substituted the call: this is the answer.
-    Answered(report::Answer),
+    Answered(step::Answer),
     /// The arguments are not the skill's input.
     InvalidInput(String),
 }
@@ -323,7 +324,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         name: &str,
         arguments: String,
         progress: Option<Arc<dyn crate::tool::context::ToolEvents>>,
-    ) -> Result<report::Answer, AgentError> {
+    ) -> Result<step::Answer, AgentError> {
         let core = &self.inner.core;
         let tool = core.tool(name).ok_or_else(|| AgentError::UnknownTool {
             tool: name.to_string(),
@@ -398,13 +399,13 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         }
         let arguments = match outcome.effect {
             Effect::Deny(reason) => {
-                let denied = report::ToolOutcome::Denied { reason };
+                let denied = step::ToolOutcome::Denied { reason };
                 let answer = run.report_tool(&call_id, skill, arguments, denied, true);
                 return Ok(SkillCall::Answered(answer));
             }
             Effect::Substitute(result) => {
-                let output = crate::tool::runtime::JsonOutput::of_value(result);
-                let used = report::ToolOutcome::Used {
+                let output = crate::tool::record::JsonOutput::of_value(result);
+                let used = step::ToolOutcome::Used {
                     output,
                     substituted: true,
                 };

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use tracing::Span;
 use tracing::field::Empty;
 
-use super::report::ToolOutcome;
+use super::step::ToolOutcome;
 use crate::{
     ChatResponse, DecisionKind, InterceptorDecision, Message, ModelInfo, Role, RunIds, ToolCall,
 };

@@ -215,7 +215,7 @@ fn error_result(text: String) -> CallToolResult {
 }
 
 /// A tool call's answer as an MCP result: its text, and its JSON object as structured content.
-fn answer_result(answer: crate::agent::report::Answer) -> CallToolResult {
+fn answer_result(answer: crate::agent::step::Answer) -> CallToolResult {
     let mut result = if answer.is_error {
         CallToolResult::error(vec![ContentBlock::text(answer.text)])
     } else {

@@ -13,9 +13,28 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use pin_project_lite::pin_project;
 
-use super::runtime::{CallRecord, Parts, ToolFailure, ToolRuntime};
+use super::record::{CallRecord, CallSetup, Parts, ToolFailure};
 use super::{Tool, ToolError};
-use crate::tool::runtime::CallSetup;
+
+/// What finishes a call once its body returned: the runtime that started it. A trait, so the
+/// future knows how a call ends without knowing the runtime's insides.
+pub(crate) trait Finish<T: Tool>: Sync {
+    /// The record when the call is complete, or the output and parts when its after-tool chain
+    /// has to run.
+    fn finished(
+        &self,
+        result: Result<T::Output, ToolFailure>,
+        parts: Parts,
+    ) -> Result<CallRecord<T::Output>, (T::Output, Parts)>;
+
+    /// The after-tool chain over `output`, finishing the record.
+    fn after<'a>(
+        &'a self,
+        output: T::Output,
+        parts: Parts,
+        setup: &'a CallSetup<'a>,
+    ) -> BoxFuture<'a, CallRecord<T::Output>>;
+}
 
 pin_project! {
     /// A tool body with panics caught and the per-tool timeout applied. Interceptors are timed
@@ -109,13 +128,13 @@ pin_project! {
     /// whatever may wait (an asynchronous guard, an approval, a journaled or sub-agent
     /// execution, an after-tool chain).
     #[project = CallProjection]
-    pub(crate) enum CallFuture<'a, T: Tool, F> {
+    pub(crate) enum CallFuture<'a, T: Tool, F, R> {
         Decided { record: Option<CallRecord<T::Output>> },
         Running {
             #[pin]
             body: Body<F>,
             parts: Option<Parts>,
-            runtime: &'a ToolRuntime<T>,
+            runtime: &'a R,
             setup: &'a CallSetup<'a>,
             after: Option<BoxFuture<'a, CallRecord<T::Output>>>,
         },
@@ -123,10 +142,11 @@ pin_project! {
     }
 }
 
-impl<'a, T, F> Future for CallFuture<'a, T, F>
+impl<'a, T, F, R> Future for CallFuture<'a, T, F, R>
 where
     T: Tool,
     F: Future<Output = Result<T::Output, ToolError>>,
+    R: Finish<T>,
 {
     type Output = CallRecord<T::Output>;
 
@@ -157,7 +177,7 @@ where
                     Err((output, taken)) => {
                         let (runtime, setup) = (*runtime, *setup);
                         after
-                            .insert(Box::pin(runtime.after(output, taken, setup)))
+                            .insert(runtime.after(output, taken, setup))
                             .as_mut()
                             .poll(cx)
                     }

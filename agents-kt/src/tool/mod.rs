@@ -2,8 +2,11 @@
 //! through its interceptor chain.
 
 mod call_future;
+pub(crate) mod chains;
 pub(crate) mod context;
 mod dynamic;
+mod journaled;
+pub(crate) mod record;
 pub(crate) mod registry;
 pub(crate) mod runtime;
 mod static_chain;

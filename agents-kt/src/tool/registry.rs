@@ -11,7 +11,8 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::Tool;
-use super::runtime::{ErasedTool, ToolChains, ToolRuntime};
+use super::chains::ToolChains;
+use super::runtime::{ErasedTool, ToolRuntime};
 use super::static_chain::BoxedChain;
 use super::typed_interceptor::{ToolGate, ToolInterceptor, ToolInterceptorOf};
 use super::view::{JsonLink, TypedLink, Viewing};

@@ -2,230 +2,29 @@
 //! its timeout) → after chain, typed or from JSON.
 
 use std::any::Any;
-use std::borrow::Cow;
 use std::future::Future;
-use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::time::Duration;
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
 
-use super::call_future::{Body, CallFuture};
-use serde::Serialize;
+use super::call_future::{Body, CallFuture, Finish};
+use super::chains::ToolChains;
+use super::journaled::{JournaledBody, journaled_step, unreadable};
+use super::record::{
+    CallRecord, CallResult, CallSetup, Journaled, JsonOutput, Parts, ToolFailure, json,
+};
 use serde_json::Value;
 
+use super::Tool;
 use super::static_chain::BoxedChain;
 use super::view::Viewed;
-use super::{Tool, ToolContext};
 use crate::approval::{ApprovalScope, RunApprovals};
-use crate::chain::{ChainDecision, ChainOutcome, Effect, GuardOptions, Link};
-use crate::journal::Journal;
+use crate::chain::{ChainOutcome, Effect};
 use crate::{DecisionKind, InterceptContext, ToolSpec};
 use std::sync::Arc;
 
-/// How a tool call ended, before anyone is told.
-#[derive(Debug)]
-pub(crate) enum CallResult<O> {
-    /// The arguments did not parse into the tool's `Args`; nothing ran.
-    Invalid { reason: String },
-    /// The tool ran (or a substitute stood in for it) and produced `output`, which passed the
-    /// after-tool chain (possibly replaced by it).
-    Completed { output: O, substituted: bool },
-    /// An interceptor or gate denied the call; the tool did not run.
-    Denied { reason: String },
-    /// The tool ran (or was substituted), but an after-tool interceptor withheld its result.
-    Withheld { reason: String },
-    /// The tool body failed.
-    Failed { failure: ToolFailure },
-}
-
-/// Why a tool body failed. Journaled as it is, so a replay fails the same way.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-pub(crate) enum ToolFailure {
-    /// It returned an error.
-    Error(String),
-    /// It panicked.
-    Panicked(String),
-    /// It ran longer than the per-tool timeout.
-    TimedOut(Duration),
-    /// Serializing its output panicked: the run ends (a `Serialize` impl that panics is a bug in
-    /// the program, not a result the model can act on).
-    OutputPanicked(String),
-    /// The run's journal could not give the call's result: the run ends.
-    #[serde(skip)]
-    Journal(crate::JournalError),
-}
-
-impl std::fmt::Display for ToolFailure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ToolFailure::Error(message) => f.write_str(message),
-            ToolFailure::Panicked(message) => write!(f, "tool panicked: {message}"),
-            ToolFailure::TimedOut(after) => write!(f, "tool timed out after {after:?}"),
-            ToolFailure::OutputPanicked(message) => {
-                write!(f, "serializing the tool's output panicked: {message}")
-            }
-            ToolFailure::Journal(error) => write!(f, "{error}"),
-        }
-    }
-}
-
-/// A finished call: the arguments it ran with, its result, and the decisions taken before and
-/// after it.
-#[derive(Debug)]
-pub(crate) struct CallRecord<O> {
-    /// The arguments after the chain (a `ProceedWith` replacement included) as JSON, when the call
-    /// is reported; `Value::Null` when nobody will read them, so the hot path never builds them.
-    pub args: Value,
-    pub result: CallResult<O>,
-    /// Decisions of the before-tool interceptors and the tool gates.
-    pub before: Vec<ChainDecision>,
-    /// Decisions of the after-tool interceptors.
-    pub after: Vec<ChainDecision>,
-    pub effect: DecisionKind,
-}
-
-impl<O> CallRecord<O> {
-    fn rejected(args: Value, result: CallResult<O>) -> Self {
-        CallRecord {
-            args,
-            result,
-            before: Vec::new(),
-            after: Vec::new(),
-            effect: DecisionKind::Proceed,
-        }
-    }
-}
-
-/// Which parts of a call are wanted as JSON values besides the answer text: nothing on the hot
-/// path; the arguments and the output when observers, `observe()` streams or a session listen;
-/// the output alone for MCP structured content.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Report {
-    pub args: bool,
-    pub output: bool,
-}
-
-/// What a tool call needs from its run besides the arguments.
-pub(crate) struct CallSetup<'a> {
-    pub tool_ctx: &'a ToolContext,
-    pub intercept: InterceptContext<'a>,
-    /// How the guard runs: how long an undecided interceptor or gate may take, and whom to tell
-    /// of a gate's `Allow`.
-    pub guard: GuardOptions,
-    /// How long the tool body may take (`None`: no limit).
-    pub tool_timeout: Option<Duration>,
-    pub report: Report,
-    /// Where approvals asked in the guard go, if the run has somewhere.
-    pub approvals: Option<&'a Arc<RunApprovals>>,
-    /// The journal the execution is recorded in, and its step, in a journaled run.
-    pub journaled: Option<Journaled<'a>>,
-}
-
-/// A tool execution as a journaled step.
-pub(crate) struct Journaled<'a> {
-    pub journal: &'a Arc<dyn Journal>,
-    pub step: String,
-}
-
 /// How many times an approver's edit may send a call back through its guard.
 const MAX_APPROVAL_EDITS: usize = 8;
-
-/// A tool's output as its caller reads it: the text for the model (or an MCP client), and the
-/// JSON value for observers, events and MCP structured content when one of them wants it.
-#[derive(Debug)]
-pub(crate) struct JsonOutput {
-    pub text: String,
-    pub value: Option<Value>,
-    /// The output was a JSON string, so `text` is that string, not JSON.
-    is_string: bool,
-}
-
-impl JsonOutput {
-    /// Serialize `output` straight to text, in its own field order, and to a `Value` too only
-    /// when someone reads one. The text is the same either way; a JSON string becomes its plain
-    /// text, so the model reads `sunny`, not `"sunny"`.
-    fn of<O: Serialize + 'static>(output: &O, value: bool) -> Result<Self, serde_json::Error> {
-        if let Some(text) = (output as &dyn Any).downcast_ref::<String>() {
-            let value = value.then(|| Value::String(text.clone()));
-            return Ok(JsonOutput {
-                text: text.clone(),
-                value,
-                is_string: true,
-            });
-        }
-        let text = serde_json::to_string(output)?;
-        let is_string = text.starts_with('"');
-        let text = if is_string {
-            serde_json::from_str::<String>(&text)?
-        } else {
-            text
-        };
-        let value = if value {
-            Some(serde_json::to_value(output)?)
-        } else {
-            None
-        };
-        Ok(JsonOutput {
-            text,
-            value,
-            is_string,
-        })
-    }
-
-    /// An output that is already JSON (a dynamic substitute).
-    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
-    pub(crate) fn of_value(value: Value) -> Self {
-        match value {
-            Value::String(text) => JsonOutput {
-                value: Some(Value::String(text.clone())),
-                text,
-                is_string: true,
-            },
-            value => JsonOutput {
-                text: value.to_string(),
-                value: Some(value),
-                is_string: false,
-            },
-        }
-    }
-
-    /// The output as JSON: the value when it was built, otherwise rebuilt from the text (a
-    /// listener that arrived after the call began).
-    pub(crate) fn value(&self) -> Cow<'_, Value> {
-        match &self.value {
-            Some(value) => Cow::Borrowed(value),
-            None if self.is_string => Cow::Owned(Value::String(self.text.clone())),
-            None => Cow::Owned(
-                serde_json::from_str(&self.text)
-                    .unwrap_or_else(|_| Value::String(self.text.clone())),
-            ),
-        }
-    }
-}
-
-/// A tool's chains: typed links for it and dynamic ones for every tool, in registration order,
-/// all seeing the value through a [`Viewed`] (typed, and as JSON for the dynamic ones).
-pub(crate) struct ToolChains<T: Tool> {
-    pub before: Vec<Link<Viewed<T::Args>, T::Output>>,
-    pub gates: Vec<Link<Viewed<T::Args>, T::Output>>,
-    pub after: Vec<Link<Viewed<T::Output>, T::Output>>,
-    /// Whether a dynamic link reads the arguments as JSON (before or gate), or the output (after).
-    pub json_args: bool,
-    pub json_output: bool,
-}
-
-impl<T: Tool> Default for ToolChains<T> {
-    fn default() -> Self {
-        ToolChains {
-            before: Vec::new(),
-            gates: Vec::new(),
-            after: Vec::new(),
-            json_args: false,
-            json_output: false,
-        }
-    }
-}
 
 /// A tool of one agent: the tool itself, what the model is told about it, and its chains — the
 /// compile-time links (`#[agent]`'s, or a [`ToolChain`](crate::ToolChain) given to the builder),
@@ -559,51 +358,6 @@ impl<T: Tool> ToolRuntime<T> {
     }
 }
 
-/// What a journaled tool body produced: its output as JSON (or why it is not JSON), or its failure.
-type JournaledBody = Result<Result<Value, serde_json::Error>, ToolFailure>;
-
-/// A tool execution as the journaled step `journaled.step`: `body` runs only the first time, its
-/// output or failure recorded; a replay reads them back. The step's name and the recorded output.
-async fn journaled_step(
-    journaled: &Journaled<'_>,
-    body: BoxFuture<'static, JournaledBody>,
-) -> Result<(String, Value), ToolFailure> {
-    let step = journaled.step.clone();
-    let work = {
-        let step = step.clone();
-        Box::pin(async move {
-            let value = match body.await {
-                Ok(Ok(output)) => serde_json::json!({ "output": output }),
-                Ok(Err(error)) => serde_json::json!({ "failure": ToolFailure::Error(format!(
-                    "the tool's output could not be journaled: {error}"
-                )) }),
-                Err(failure) => serde_json::json!({ "failure": failure }),
-            };
-            Ok(crate::journal_entry(&step, value))
-        }) as BoxFuture<'static, Result<Value, String>>
-    };
-    let recorded = journaled
-        .journal
-        .step(&step, work)
-        .await
-        .map_err(ToolFailure::Journal)?;
-    let mut value = crate::journal::read_entry(&step, recorded).map_err(ToolFailure::Journal)?;
-    if let Some(failure) = value.get_mut("failure") {
-        return Err(serde_json::from_value(failure.take())
-            .unwrap_or_else(|error| unreadable(step, error.to_string())));
-    }
-    let output = value
-        .get_mut("output")
-        .map(Value::take)
-        .unwrap_or(Value::Null);
-    Ok((step, output))
-}
-
-/// A recorded step that does not read back as a tool's result.
-fn unreadable(step: String, reason: String) -> ToolFailure {
-    ToolFailure::Journal(crate::JournalError::Unreadable { step, reason })
-}
-
 /// How a call starts: its guard already decided (the common, synchronous case), or still
 /// deciding in a boxed future.
 enum Start<'a, T: Tool> {
@@ -621,38 +375,23 @@ enum Judged<T: Tool> {
     Run(T::Args, Parts),
 }
 
-/// What a call's record keeps from its guard while the tool runs.
-pub(crate) struct Parts {
-    args_json: Value,
-    decisions: Vec<ChainDecision>,
-    effect: DecisionKind,
-    substituted: bool,
-}
-
-impl Parts {
-    fn new(
-        args_json: Value,
-        decisions: Vec<ChainDecision>,
-        effect: DecisionKind,
-        substituted: bool,
-    ) -> Self {
-        Parts {
-            args_json,
-            decisions,
-            effect,
-            substituted,
-        }
+impl<T: Tool> Finish<T> for ToolRuntime<T> {
+    #[inline]
+    fn finished(
+        &self,
+        result: Result<T::Output, ToolFailure>,
+        parts: Parts,
+    ) -> Result<CallRecord<T::Output>, (T::Output, Parts)> {
+        ToolRuntime::finished(self, result, parts)
     }
 
-    /// The finished record.
-    fn ended<O>(self, result: CallResult<O>, after: Vec<ChainDecision>) -> CallRecord<O> {
-        CallRecord {
-            args: self.args_json,
-            result,
-            before: self.decisions,
-            after,
-            effect: self.effect,
-        }
+    fn after<'a>(
+        &'a self,
+        output: T::Output,
+        parts: Parts,
+        setup: &'a CallSetup<'a>,
+    ) -> BoxFuture<'a, CallRecord<T::Output>> {
+        Box::pin(ToolRuntime::after(self, output, parts, setup))
     }
 }
 
@@ -729,131 +468,4 @@ fn parse_args<A: serde::de::DeserializeOwned>(arguments: &str) -> Result<A, Stri
 /// The model's argument text as JSON when it parses, as a string otherwise.
 pub(crate) fn parse_or_text(arguments: &str) -> Value {
     serde_json::from_str(arguments).unwrap_or_else(|_| Value::String(arguments.to_string()))
-}
-
-impl<O: Serialize + 'static> CallRecord<O> {
-    /// The record with the output serialized for its caller, and the typed output itself (for a
-    /// code skill) when the tool or a substitute produced one. An output that does not serialize turns the call into a
-    /// failure, so the model is told rather than handed nothing.
-    /// With `value`, the output is kept as a JSON value as well as text.
-    pub(crate) fn into_json(self, value: bool) -> (CallRecord<JsonOutput>, Option<O>) {
-        let CallRecord {
-            args,
-            result,
-            before,
-            after,
-            effect,
-        } = self;
-        let (result, output) = match result {
-            CallResult::Completed {
-                output,
-                substituted,
-            } => match catch_unwind(AssertUnwindSafe(|| JsonOutput::of(&output, value))) {
-                Err(payload) => (
-                    CallResult::Failed {
-                        failure: ToolFailure::OutputPanicked(crate::chain::panic_message(
-                            payload.as_ref(),
-                        )),
-                    },
-                    None,
-                ),
-                Ok(Ok(json)) => (
-                    CallResult::Completed {
-                        output: json,
-                        substituted,
-                    },
-                    Some(output),
-                ),
-                // A code skill still gets its typed output: it never needed the JSON.
-                Ok(Err(error)) => (
-                    CallResult::Failed {
-                        failure: ToolFailure::Error(format!(
-                            "tool result could not be serialized to JSON: {error}"
-                        )),
-                    },
-                    Some(output),
-                ),
-            },
-            CallResult::Invalid { reason } => (CallResult::Invalid { reason }, None),
-            CallResult::Denied { reason } => (CallResult::Denied { reason }, None),
-            CallResult::Withheld { reason } => (CallResult::Withheld { reason }, None),
-            CallResult::Failed { failure } => (CallResult::Failed { failure }, None),
-        };
-        let record = CallRecord {
-            args,
-            result,
-            before,
-            after,
-            effect,
-        };
-        (record, output)
-    }
-}
-
-/// Arguments or an output as JSON for observers and dynamic interceptors; they came from JSON (or
-/// were built as Rust values), so a failure is reported in place rather than dropped.
-pub(crate) fn json(value: &impl Serialize) -> Value {
-    serde_json::to_value(value)
-        .unwrap_or_else(|error| Value::String(format!("<not serializable as JSON: {error}>")))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[derive(Serialize)]
-    enum Level {
-        Calm,
-    }
-
-    #[derive(Serialize)]
-    struct Reading {
-        zone: &'static str,
-        celsius: i32,
-    }
-
-    #[test]
-    fn output_text_and_value_agree_whether_or_not_the_value_was_built() {
-        let cases: [(JsonOutput, JsonOutput, &str, Value); 3] = [
-            (
-                JsonOutput::of(&"42".to_string(), true).unwrap(),
-                JsonOutput::of(&"42".to_string(), false).unwrap(),
-                "42",
-                json!("42"),
-            ),
-            (
-                JsonOutput::of(&Level::Calm, true).unwrap(),
-                JsonOutput::of(&Level::Calm, false).unwrap(),
-                "Calm",
-                json!("Calm"),
-            ),
-            (
-                JsonOutput::of(
-                    &Reading {
-                        zone: "n",
-                        celsius: 4,
-                    },
-                    true,
-                )
-                .unwrap(),
-                JsonOutput::of(
-                    &Reading {
-                        zone: "n",
-                        celsius: 4,
-                    },
-                    false,
-                )
-                .unwrap(),
-                r#"{"zone":"n","celsius":4}"#,
-                json!({"zone": "n", "celsius": 4}),
-            ),
-        ];
-        for (built, not_built, text, value) in cases {
-            assert_eq!(built.text, text);
-            assert_eq!(not_built.text, text);
-            assert_eq!(*built.value(), value);
-            assert_eq!(*not_built.value(), value);
-        }
-    }
 }

@@ -8,7 +8,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use super::Tool;
-use super::runtime::ToolChains;
+use super::chains::ToolChains;
 use super::view::{TypedLink, Viewed};
 use crate::chain::{ChainRun, GuardOptions, Joined, Links, RenameLast, StaticLink, Then, guard};
 use crate::gate::GateInChain;

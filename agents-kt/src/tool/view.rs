@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::runtime::json;
+use super::record::json;
 use crate::{Decision, InterceptContext, Intercepted, Interceptor};
 
 /// A value in a tool's chain: the typed value, and — when the chain holds a dynamic link — the

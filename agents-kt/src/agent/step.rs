@@ -1,0 +1,152 @@
+//! What a run reports: one [`Step`] per fact, and a tool call's [`ToolOutcome`]. The texts the
+//! model (or an MCP client) reads about a tool call are worded here, in [`ToolOutcome::text`].
+//! Plain data: the report path (`report.rs`) and tracing (`trace.rs`) both read it.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::chain::ChainDecision;
+use crate::tool::record::JsonOutput;
+use crate::{AgentError, AgentEvent, BudgetUsage, ChatRequest, ChatResponse, InterceptionPoint};
+
+/// One fact of a run.
+pub(crate) enum Step<'a, OUT> {
+    RunStarted,
+    SkillChosen {
+        skill: &'a str,
+    },
+    SkillCompleted {
+        skill: &'a str,
+    },
+    /// The non-`Proceed` decisions of one guarded point.
+    Decisions {
+        point: InterceptionPoint,
+        target: &'a str,
+        decisions: &'a [ChainDecision],
+    },
+    TurnStarted {
+        turn: u32,
+        /// What the model is sent (after the turn's interceptors).
+        request: &'a ChatRequest,
+    },
+    Token {
+        text: &'a str,
+    },
+    TurnCompleted {
+        turn: u32,
+        response: &'a ChatResponse,
+        /// How long the model took.
+        elapsed: Duration,
+    },
+    /// The model call failed (the run ends with this error).
+    ModelFailed {
+        error: &'a AgentError,
+        elapsed: Duration,
+    },
+    BudgetThreshold {
+        index: usize,
+        usage: BudgetUsage,
+    },
+    ToolStarted {
+        call_id: &'a str,
+        tool: &'a str,
+        args: Value,
+    },
+    ToolProgress {
+        call_id: &'a str,
+        progress: Value,
+    },
+    /// An event of a sub-agent this run started, for the session's stream.
+    SubAgent {
+        child: &'a crate::tool::ChildOf,
+        event: AgentEvent<Value>,
+    },
+    RunCompleted {
+        output: &'a OUT,
+    },
+    RunFailed {
+        error: &'a AgentError,
+    },
+}
+
+/// How one tool call ended, as everyone is told.
+pub(crate) enum ToolOutcome {
+    /// Refused before any interceptor saw it (unknown tool, oversized or invalid arguments); the
+    /// text is what the caller reads.
+    Rejected { text: String },
+    /// The tool ran (or a substitute stood in) and its result passed the after-tool chain.
+    Used {
+        output: JsonOutput,
+        substituted: bool,
+    },
+    /// An interceptor or gate denied it; the tool did not run.
+    Denied { reason: String },
+    /// An after-tool interceptor withheld the result.
+    Withheld { reason: String },
+    /// The tool body failed.
+    Failed { error: String },
+}
+
+impl ToolOutcome {
+    /// What the model (or MCP client) reads: the result, or one of the error texts. Every
+    /// `ERROR: Tool …` text of the framework is written here.
+    pub(crate) fn text(&self, tool: &str) -> String {
+        match self {
+            ToolOutcome::Rejected { text } => text.clone(),
+            ToolOutcome::Used { output, .. } => output.text.clone(),
+            ToolOutcome::Denied { reason } => {
+                format!("ERROR: Tool '{tool}' denied by policy: {reason}")
+            }
+            ToolOutcome::Withheld { reason } => {
+                format!("ERROR: Tool '{tool}' result withheld by policy: {reason}")
+            }
+            ToolOutcome::Failed { error } => format!("ERROR: Tool '{tool}' failed: {error}"),
+        }
+    }
+
+    pub(crate) fn is_error(&self) -> bool {
+        !matches!(self, ToolOutcome::Used { .. })
+    }
+
+    /// The reject texts, worded here with the others.
+    pub(crate) fn unknown_tool(tool: &str, skill: &str, allowed: &[String]) -> Self {
+        let allowed = if allowed.is_empty() {
+            "(none)".to_string()
+        } else {
+            allowed.join(", ")
+        };
+        ToolOutcome::Rejected {
+            text: format!(
+                "ERROR: Tool '{tool}' is unknown for skill '{skill}'. Allowed tools: {allowed}"
+            ),
+        }
+    }
+
+    pub(crate) fn too_large(tool: &str, bytes: usize, limit: usize) -> Self {
+        ToolOutcome::Rejected {
+            text: format!(
+                "ERROR: Arguments for tool '{tool}' are too large: {bytes} bytes, the limit is {limit} bytes ({})",
+                crate::BudgetLimit::MaxToolArgsBytes
+            ),
+        }
+    }
+
+    pub(crate) fn invalid(tool: &str, reason: &str) -> Self {
+        ToolOutcome::Rejected {
+            text: format!("ERROR: Invalid arguments for tool '{tool}': {reason}"),
+        }
+    }
+}
+
+/// How a tool call ended, as its caller (the model, or an MCP client) is told.
+pub(crate) struct Answer {
+    /// The text for the caller: the result, or the error.
+    pub text: String,
+    /// Whether the call was rejected, denied, withheld or failed.
+    pub is_error: bool,
+    /// The result as JSON, when the tool (or a substitute) produced one (MCP's structured
+    /// content).
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub output: Option<Value>,
+}
