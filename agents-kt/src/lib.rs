@@ -56,12 +56,8 @@ mod agent;
 pub(crate) mod approval;
 mod budget;
 pub mod chain;
-mod context;
-mod decision;
 mod error;
 mod events;
-mod gate;
-mod interceptor;
 pub(crate) mod journal;
 mod macro_support;
 mod macros;
@@ -94,16 +90,16 @@ pub use approval::{
     PendingApproval, StaleApproval, approval_fingerprint,
 };
 pub use budget::{Budget, BudgetLimit, BudgetUsage};
-pub use context::{Extensions, InterceptContext, ParentCall};
-pub use decision::{Decision, DecisionKind};
+pub use chain::context::{Extensions, InterceptContext, ParentCall};
+pub use chain::decision::{Decision, DecisionKind};
+pub use chain::gate::{Gate, GateReturn, Gated, IntoGate, IntoVerdict, Verdict};
+pub use chain::interceptor::{
+    FnInterceptor, Intercepted, Interceptor, InterceptorReturn, IntoDecision, IntoInterceptor,
+    markers,
+};
 pub use error::{AgentError, BuildError};
 pub use events::{
     AgentEvent, DecisionStage, InterceptionPoint, InterceptorDecision, PipelineEvent, RunIds,
-};
-pub use gate::{Gate, GateReturn, Gated, IntoGate, IntoVerdict, Verdict};
-pub use interceptor::{
-    FnInterceptor, Intercepted, Interceptor, InterceptorReturn, IntoDecision, IntoInterceptor,
-    markers,
 };
 pub use journal::{Journal, JournalError, MemoryJournal, journal_entry};
 #[cfg(feature = "mcp")]
@@ -162,7 +158,7 @@ pub mod prelude {
 /// Items generated code names; not part of the public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::gate::{FnGate, GateInChain};
+    pub use crate::chain::gate::{FnGate, GateInChain};
     pub use crate::macro_support::*;
     pub use crate::tool::view::{TypedLink, Viewed};
     pub use futures;

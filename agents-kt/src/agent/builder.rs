@@ -11,7 +11,7 @@ use super::SkillKind;
 use super::output::OutputFormat;
 use super::{Agent, AgentInner, AgentInput, AgentOutput, Core, Selector};
 use crate::chain::Link;
-use crate::interceptor::name_of;
+use crate::chain::interceptor::name_of;
 use crate::observers::{Observers, PipelineHub};
 use crate::tool::IntoToolChain;
 use crate::tool::registry::{self, Registration, ToolEntry};
@@ -369,7 +369,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
         self.registered(Registered::Tool)
     }
 
-    /// Intercept one tool's calls with its typed arguments and output: a [`ToolInterceptor`], or
+    /// Intercept one tool's calls with its typed arguments and output: a [`ToolInterceptor`](crate::ToolInterceptor), or
     /// a function over the tool's `&Args` (such as one marked `#[before_tool_call(tool)]`).
     pub fn before_tool_call<T: Tool, M>(
         mut self,
@@ -426,7 +426,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
 
     /// A gate on one tool's calls, over its typed arguments after the interceptor chain (a
     /// `ProceedWith` replacement included): a function over `&Args` (such as one marked
-    /// `#[gate(tool)]`) returning a `Verdict`, or a [`ToolGate`].
+    /// `#[gate(tool)]`) returning a `Verdict`, or a [`ToolGate`](crate::ToolGate).
     pub fn gate_tool_call<T: Tool, M>(mut self, gate: impl IntoToolGate<T, M>) -> Self {
         self.tool_links
             .push(ToolEntry::gate::<T>(gate.into_tool_gate()));

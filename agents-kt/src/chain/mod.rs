@@ -20,14 +20,18 @@ use std::time::Duration;
 use futures::FutureExt;
 use futures::future::BoxFuture;
 
+pub(crate) mod context;
+pub(crate) mod decision;
+pub(crate) mod gate;
+pub(crate) mod interceptor;
 mod links;
 
 pub use links::{Joined, Links, RenameLast, StaticLink, Then, Waiting};
 
-use crate::gate::GateInChain;
 use crate::{
     Decision, DecisionKind, DecisionStage, Gate, InterceptContext, Intercepted, Interceptor,
 };
+use gate::GateInChain;
 
 /// What a chain of interceptors decided about a value (built by the chain; read its fields).
 #[derive(Debug)]

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::interceptor::markers::{After, Before, Stateful, ValueOnly, WithContext};
+use crate::chain::interceptor::markers::{After, Before, Stateful, ValueOnly, WithContext};
 use crate::{
     Gate, GateReturn, Gated, InterceptContext, Intercepted, Interceptor, InterceptorReturn,
 };

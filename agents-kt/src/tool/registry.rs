@@ -17,7 +17,7 @@ use super::static_chain::BoxedChain;
 use super::typed_interceptor::{ToolGate, ToolInterceptor, ToolInterceptorOf};
 use super::view::{JsonLink, TypedLink, Viewing};
 use crate::chain::Link;
-use crate::gate::GateInChain;
+use crate::chain::gate::GateInChain;
 use crate::{BuildError, Gate, Interceptor, ToolSpec};
 
 /// Builds a tool's runtime once every interceptor is known.

@@ -10,9 +10,9 @@ use std::sync::Arc;
 use super::Tool;
 use super::chains::ToolChains;
 use super::view::{TypedLink, Viewed};
+use crate::chain::gate::GateInChain;
+use crate::chain::interceptor::name_of;
 use crate::chain::{ChainRun, GuardOptions, Joined, Links, RenameLast, StaticLink, Then, guard};
-use crate::gate::GateInChain;
-use crate::interceptor::name_of;
 use crate::{InterceptContext, IntoGate, IntoInterceptor};
 
 /// Tool `T`'s interceptors, gates and after-interceptors, fixed at compile time, in order. Each

@@ -4,8 +4,8 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::Tool;
-use crate::interceptor::markers::{ValueOnly, WithContext};
-use crate::interceptor::name_of;
+use crate::chain::interceptor::markers::{ValueOnly, WithContext};
+use crate::chain::interceptor::name_of;
 use crate::{Gate, InterceptContext, Interceptor, InterceptorReturn, IntoGate, IntoInterceptor};
 
 /// Links a tool's argument type back to its tool, so an interceptor written over `&Args` knows

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 
-use crate::interceptor::markers::{self, Stateful, ValueOnly, WithContext};
+use super::interceptor::markers::{self, Stateful, ValueOnly, WithContext};
 use crate::{Decision, InterceptContext, Intercepted, Interceptor};
 
 /// A gate's answer. Deliberately exhaustive: a gate only allows or denies (it cannot rewrite
