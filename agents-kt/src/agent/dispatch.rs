@@ -264,18 +264,8 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             _ => record.effect.as_str(),
         };
         tracing::Span::current().record("agents_kt.decision", decision);
-        for (point, decisions) in [
-            (InterceptionPoint::ToolCall, &record.before),
-            (InterceptionPoint::AfterToolCall, &record.after),
-        ] {
-            if !decisions.is_empty() {
-                self.report(super::step::Step::Decisions {
-                    point,
-                    target: tool,
-                    decisions,
-                });
-            }
-        }
+        self.report_decisions(InterceptionPoint::ToolCall, tool, &record.before);
+        self.report_decisions(InterceptionPoint::AfterToolCall, tool, &record.after);
         let CallRecord { args, result, .. } = record;
         let mut ends_run = None;
         let (args, outcome) = match result {

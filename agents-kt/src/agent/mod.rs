@@ -7,6 +7,7 @@ pub(crate) mod dispatch;
 mod handoff;
 pub(crate) mod lineage;
 mod output;
+mod pass;
 pub(crate) mod report;
 pub(crate) mod run;
 mod session;
@@ -39,13 +40,14 @@ use serde_json::Value;
 use tracing::Instrument;
 
 use crate::budget::duration_exceeded;
-use crate::chain::{Effect, Link, guard, panic_message};
+use crate::chain::{Link, panic_message};
 use crate::observers::{Observers, PipelineHub};
 use crate::tool::runtime::ErasedTool;
 use crate::{
     AgentError, Budget, Extensions, InterceptionPoint, Message, ModelClient, PipelineEvent, RunIds,
 };
 use output::OutputFormat;
+use pass::Passed;
 use run::{Caller, Run};
 use step::Step;
 
@@ -382,28 +384,24 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         };
         let run = Arc::new(Run::new(Arc::clone(core), ids.clone(), caller, None));
         let ctx = run.intercept_context(Some(skill), Some((skill, &call_id)));
-        let outcome = guard(
-            &core.any_tool_chain,
-            &core.any_tool_gates,
-            arguments.clone(),
-            &ctx,
-            trace::guard_options(core.budget.interceptor_timeout),
-        )
-        .await;
-        if !outcome.decisions.is_empty() {
-            run.report(Step::Decisions {
-                point: InterceptionPoint::ToolCall,
-                target: skill,
-                decisions: &outcome.decisions,
-            });
-        }
-        let arguments = match outcome.effect {
-            Effect::Deny(reason) => {
+        let links = (&core.any_tool_chain[..], &core.any_tool_gates[..]);
+        let passed = run
+            .pass(
+                InterceptionPoint::ToolCall,
+                links,
+                arguments.clone(),
+                &ctx,
+                |_| skill.to_string(),
+            )
+            .await;
+        let arguments = match passed {
+            Passed::Go { value, .. } => value,
+            Passed::Denied { reason, .. } => {
                 let denied = step::ToolOutcome::Denied { reason };
                 let answer = run.report_tool(&call_id, skill, arguments, denied, true);
                 return Ok(SkillCall::Answered(answer));
             }
-            Effect::Substitute(result) => {
+            Passed::Substituted { result, .. } => {
                 let output = crate::tool::record::JsonOutput::of_value(result);
                 let used = step::ToolOutcome::Used {
                     output,
@@ -412,7 +410,6 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
                 let answer = run.report_tool(&call_id, skill, arguments, used, true);
                 return Ok(SkillCall::Answered(answer));
             }
-            Effect::Proceed | Effect::ProceedWith => outcome.value,
         };
         let input = match input(arguments) {
             Ok(input) => input,
@@ -540,33 +537,22 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         };
         self.skill(&requested)?;
         let ctx = run.intercept_context(Some(&requested), None);
-        let outcome = guard(
-            &inner.skill_chain,
-            &inner.skill_gates,
-            requested.clone(),
-            &ctx,
-            run.guard_options(),
-        )
-        .await;
-        if !outcome.decisions.is_empty() {
-            run.report(Step::Decisions {
-                point: InterceptionPoint::Skill,
-                target: &outcome.value,
-                decisions: &outcome.decisions,
-            });
-        }
-        match outcome.effect {
-            Effect::Deny(reason) => {
-                return Err(AgentError::InterceptorDenied {
-                    point: InterceptionPoint::Skill,
-                    target: outcome.value,
-                    reason,
-                });
-            }
-            Effect::Substitute(output) => return Ok(output),
-            Effect::Proceed | Effect::ProceedWith => {}
-        }
-        let skill = self.skill(&outcome.value)?;
+        let links = (&inner.skill_chain[..], &inner.skill_gates[..]);
+        let chosen = match run
+            .pass(
+                InterceptionPoint::Skill,
+                links,
+                requested.clone(),
+                &ctx,
+                String::clone,
+            )
+            .await
+            .or_fail(InterceptionPoint::Skill)?
+        {
+            Ok(chosen) => chosen,
+            Err(output) => return Ok(output),
+        };
+        let skill = self.skill(&chosen)?;
         run.set_skill(&skill.name);
         run.report(Step::SkillChosen { skill: &skill.name });
         let output = async {

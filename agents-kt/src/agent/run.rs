@@ -12,10 +12,11 @@ use tracing::Instrument;
 
 use super::Core;
 use super::lineage::Lineage;
+use super::pass::Passed;
 use super::step::Step;
 use crate::approval::{Channel, RunApprovals};
 use crate::budget::BudgetTracker;
-use crate::chain::{Effect, guard, panic_message};
+use crate::chain::panic_message;
 use crate::journal::{Journal, JournalError};
 use crate::tool::context::ToolEvents;
 use crate::tool::{ChildOf, ParentRun};
@@ -356,41 +357,40 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         let turn = self.turn.fetch_add(1, Ordering::Relaxed) + 1;
         let span = super::trace::chat(self.core.model_info.as_ref(), &self.ids, turn);
         async {
-            let target = || format!("turn {turn}");
             let ctx = self.intercept_context(None, None);
-            let outcome = guard(
-                &self.core.turn_chain,
-                &self.core.turn_gates,
-                std::mem::take(&mut request.messages),
-                &ctx,
-                self.guard_options(),
-            )
-            .await;
-            request.messages = outcome.value;
-            if !outcome.decisions.is_empty() {
-                self.report(Step::Decisions {
-                    point: InterceptionPoint::Turn,
-                    target: &target(),
-                    decisions: &outcome.decisions,
-                });
-            }
+            let links = (&self.core.turn_chain[..], &self.core.turn_gates[..]);
+            let messages = std::mem::take(&mut request.messages);
+            let passed = self
+                .pass(InterceptionPoint::Turn, links, messages, &ctx, |_| {
+                    format!("turn {turn}")
+                })
+                .await;
             let span = tracing::Span::current();
-            span.record("agents_kt.decision", outcome.effect.kind().as_str());
-            match outcome.effect {
-                Effect::Deny(reason) => {
+            span.record("agents_kt.decision", passed.kind().as_str());
+            match passed {
+                Passed::Go { value, .. } => request.messages = value,
+                Passed::Denied {
+                    value,
+                    target,
+                    reason,
+                } => {
+                    request.messages = value;
                     span.record("agents_kt.executed", false);
                     super::trace::failed(&span, "denied", &reason);
                     return Err(AgentError::InterceptorDenied {
                         point: InterceptionPoint::Turn,
-                        target: target(),
+                        target,
                         reason,
                     });
                 }
-                Effect::Substitute(output) => {
+                Passed::Substituted {
+                    value,
+                    result: output,
+                } => {
+                    request.messages = value;
                     span.record("agents_kt.executed", false);
                     return Ok(Turn::Substituted(output));
                 }
-                Effect::Proceed | Effect::ProceedWith => {}
             }
             self.report(Step::TurnStarted {
                 turn,

@@ -1,0 +1,111 @@
+//! The one runner of an interception point: guard the value (the chain, then the gates), report
+//! the decisions through the one report path, and say what the point's effect is. Skill choice,
+//! model turns and an MCP call of an exposed skill all pass here; a tool call's guard runs inside
+//! its runtime (typed, per tool) and its decisions come back in the call's record, reported by
+//! [`Run::report_decisions`] too.
+
+use super::run::Run;
+use super::step::Step;
+use crate::chain::{Effect, Link, guard};
+use crate::{AgentError, DecisionKind, InterceptContext, InterceptionPoint};
+
+/// What passing a point decided, in the point's terms. Every arm keeps the value as the chain
+/// left it (a turn's messages stay the conversation whatever the effect).
+pub(crate) enum Passed<T, R> {
+    /// Go on with this value: the one asked about, or (`rewritten`) its effective replacement.
+    Go { value: T, rewritten: bool },
+    /// Denied by an interceptor or a gate; `target` names what was denied.
+    Denied {
+        value: T,
+        target: String,
+        reason: String,
+    },
+    /// Skip the guarded thing: `result` stands in for its result.
+    Substituted { value: T, result: R },
+}
+
+impl<T, R> Passed<T, R> {
+    /// At a point whose denial ends the run (skill, turn): the value to go on with, or the
+    /// substitute, or the run's error in the seed's words.
+    pub(crate) fn or_fail(self, point: InterceptionPoint) -> Result<Result<T, R>, AgentError> {
+        match self {
+            Passed::Go { value, .. } => Ok(Ok(value)),
+            Passed::Substituted { result, .. } => Ok(Err(result)),
+            Passed::Denied { target, reason, .. } => Err(AgentError::InterceptorDenied {
+                point,
+                target,
+                reason,
+            }),
+        }
+    }
+
+    /// The effective decision, as spans record it.
+    pub(crate) fn kind(&self) -> DecisionKind {
+        match self {
+            Passed::Go {
+                rewritten: false, ..
+            } => DecisionKind::Proceed,
+            Passed::Go {
+                rewritten: true, ..
+            } => DecisionKind::ProceedWith,
+            Passed::Denied { .. } => DecisionKind::Deny,
+            Passed::Substituted { .. } => DecisionKind::Substitute,
+        }
+    }
+}
+
+impl<OUT: Clone + Send + 'static> Run<OUT> {
+    /// Pass `value` through `point`'s interceptors, then its gates; report every non-`Proceed`
+    /// decision once. `target` names what is guarded (for the report and a denial), read only
+    /// when there is something to say.
+    pub(crate) async fn pass<T, R>(
+        &self,
+        point: InterceptionPoint,
+        (chain, gates): (&[Link<T, R>], &[Link<T, R>]),
+        value: T,
+        ctx: &InterceptContext<'_>,
+        target: impl Fn(&T) -> String,
+    ) -> Passed<T, R>
+    where
+        T: Send,
+        R: Send,
+    {
+        let outcome = guard(chain, gates, value, ctx, self.guard_options()).await;
+        if !outcome.decisions.is_empty() {
+            self.report_decisions(point, &target(&outcome.value), &outcome.decisions);
+        }
+        let value = outcome.value;
+        match outcome.effect {
+            Effect::Proceed => Passed::Go {
+                value,
+                rewritten: false,
+            },
+            Effect::ProceedWith => Passed::Go {
+                value,
+                rewritten: true,
+            },
+            Effect::Substitute(result) => Passed::Substituted { value, result },
+            Effect::Deny(reason) => Passed::Denied {
+                target: target(&value),
+                value,
+                reason,
+            },
+        }
+    }
+
+    /// The decisions one point took on `target`, told once to every listener.
+    pub(crate) fn report_decisions(
+        &self,
+        point: InterceptionPoint,
+        target: &str,
+        decisions: &[crate::chain::ChainDecision],
+    ) {
+        if !decisions.is_empty() {
+            self.report(Step::Decisions {
+                point,
+                target,
+                decisions,
+            });
+        }
+    }
+}
