@@ -47,6 +47,7 @@ use crate::{
     AgentError, Budget, Extensions, InterceptionPoint, Message, ModelClient, PipelineEvent, RunIds,
 };
 use output::OutputFormat;
+#[cfg(feature = "mcp")]
 use pass::Passed;
 use run::{Caller, Run};
 use step::Step;

@@ -9,6 +9,9 @@ use super::step::Step;
 use crate::chain::{Effect, Link, guard};
 use crate::{AgentError, DecisionKind, InterceptContext, InterceptionPoint};
 
+/// A point's interceptors, then its gates.
+pub(crate) type Guards<'a, T, R> = (&'a [Link<T, R>], &'a [Link<T, R>]);
+
 /// What passing a point decided, in the point's terms. Every arm keeps the value as the chain
 /// left it (a turn's messages stay the conversation whatever the effect).
 pub(crate) enum Passed<T, R> {
@@ -61,7 +64,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
     pub(crate) async fn pass<T, R>(
         &self,
         point: InterceptionPoint,
-        (chain, gates): (&[Link<T, R>], &[Link<T, R>]),
+        (chain, gates): Guards<'_, T, R>,
         value: T,
         ctx: &InterceptContext<'_>,
         target: impl Fn(&T) -> String,

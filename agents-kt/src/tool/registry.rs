@@ -80,12 +80,7 @@ impl ToolEntry {
         link: Box<dyn Any + Send + Sync>,
         name: Option<Arc<str>>,
     ) -> Self {
-        ToolEntry {
-            stage,
-            tool: Some(T::NAME),
-            link: ToolLink::Typed(link),
-            name,
-        }
+        ToolEntry::of(stage, Some(T::NAME), ToolLink::Typed(link), name)
     }
 
     /// A before-tool interceptor of every tool, over JSON.
@@ -93,12 +88,12 @@ impl ToolEntry {
         interceptor: Arc<dyn Interceptor<Value, Value>>,
         name: Option<Arc<str>>,
     ) -> Self {
-        ToolEntry {
-            stage: ToolStage::Before,
-            tool: None,
-            link: ToolLink::Dynamic(interceptor),
+        ToolEntry::of(
+            ToolStage::Before,
+            None,
+            ToolLink::Dynamic(interceptor),
             name,
-        }
+        )
     }
 
     /// An after-tool interceptor of every tool, over JSON.
@@ -106,20 +101,24 @@ impl ToolEntry {
         interceptor: Arc<dyn Interceptor<Value, Value>>,
         name: Option<Arc<str>>,
     ) -> Self {
-        ToolEntry {
-            stage: ToolStage::After,
-            tool: None,
-            link: ToolLink::Dynamic(interceptor),
-            name,
-        }
+        ToolEntry::of(ToolStage::After, None, ToolLink::Dynamic(interceptor), name)
     }
 
     /// A gate of every tool, over JSON.
     pub(crate) fn any_gate(gate: Arc<dyn Gate<Value>>, name: Option<Arc<str>>) -> Self {
+        ToolEntry::of(ToolStage::Gate, None, ToolLink::DynamicGate(gate), name)
+    }
+
+    fn of(
+        stage: ToolStage,
+        tool: Option<&'static str>,
+        link: ToolLink,
+        name: Option<Arc<str>>,
+    ) -> Self {
         ToolEntry {
-            stage: ToolStage::Gate,
-            tool: None,
-            link: ToolLink::DynamicGate(gate),
+            stage,
+            tool,
+            link,
             name,
         }
     }
