@@ -237,7 +237,7 @@ impl<T: crate::Tool> TypedCall<T> {
         };
         TypedCall {
             runtime: crate::tool::runtime::ToolRuntime::chained(
-                T::NAME,
+                std::sync::Arc::from(T::NAME),
                 tool,
                 spec,
                 chain.into_guard(),

@@ -74,7 +74,7 @@ pub struct AgentBuilder<IN, OUT> {
     errors: Vec<BuildError>,
     approval_desk: Option<crate::ApprovalDesk>,
     /// The tools that hand the conversation over (`transfer_to_<name>`).
-    handoffs: Vec<&'static str>,
+    handoffs: Vec<Arc<str>>,
     model_chooses: bool,
     capture_content: Option<bool>,
     #[cfg(feature = "otel")]
@@ -87,7 +87,7 @@ impl<IN, OUT> fmt::Debug for AgentBuilder<IN, OUT> {
             .field("name", &self.name)
             .field(
                 "tools",
-                &self.tools.iter().map(|tool| tool.name).collect::<Vec<_>>(),
+                &self.tools.iter().map(|tool| &tool.name).collect::<Vec<_>>(),
             )
             .field("skills", &self.skills)
             .field("budget", &self.budget)
@@ -255,13 +255,12 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
         I2: AgentInput + serde::de::DeserializeOwned + schemars::JsonSchema + Clone + Sync,
         O2: AgentOutput + serde::Serialize + Sync,
     {
-        // Registered once per agent build; the name lives as long as the tool may be called.
-        let name: &'static str = Box::leak(tool.tool.name().to_string().into_boxed_str());
+        let name: Arc<str> = Arc::from(tool.tool.name());
         if tool.continues_conversation {
-            self.handoffs.push(name);
+            self.handoffs.push(Arc::clone(&name));
         }
         self.tools.push(Registration {
-            name,
+            name: Arc::clone(&name),
             source,
             pending: registry::runtime_tool(name, tool),
         });
@@ -613,14 +612,14 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
         let mut errors = self.errors;
         let mut tools = Vec::with_capacity(self.tools.len());
         let mut tools_by_name = HashMap::new();
-        let mut sources: HashMap<&'static str, String> = HashMap::new();
+        let mut sources: HashMap<Arc<str>, String> = HashMap::new();
         for Registration {
             name,
             source,
             pending,
         } in self.tools
         {
-            if let Some(first) = sources.get(name) {
+            if let Some(first) = sources.get(&name) {
                 errors.push(BuildError::DuplicateTool {
                     name: name.to_string(),
                     first: first.clone(),
@@ -628,7 +627,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
                 });
                 continue;
             }
-            sources.insert(name, source);
+            sources.insert(Arc::clone(&name), source);
             match pending(&self.tool_links) {
                 Ok(tool) => {
                     tools_by_name.insert(name, tools.len());
@@ -721,7 +720,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
 /// Skill names are unique, allow-lists name registered tools, and agentic skills have a model.
 fn check_skills<IN, OUT>(
     skills: &[Skill<IN, OUT>],
-    tools: &HashMap<&'static str, usize>,
+    tools: &HashMap<Arc<str>, usize>,
     has_model: bool,
     errors: &mut Vec<BuildError>,
 ) {

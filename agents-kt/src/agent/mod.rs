@@ -84,7 +84,7 @@ pub(crate) struct Core<OUT> {
     metrics: crate::telemetry::GenAiMetrics,
     system_prompt: Option<String>,
     tools: Vec<Arc<dyn ErasedTool>>,
-    tools_by_name: HashMap<&'static str, usize>,
+    tools_by_name: HashMap<Arc<str>, usize>,
     turn_chain: Vec<Link<Vec<Message>, OUT>>,
     turn_gates: Vec<Link<Vec<Message>, OUT>>,
     /// The dynamic tool interceptors and gates alone, for an MCP call of an exposed skill (which
@@ -104,7 +104,7 @@ pub(crate) struct Core<OUT> {
     /// Where approvals go in runs without a journal.
     approval_desk: Option<crate::ApprovalDesk>,
     /// The tools that hand the conversation over to another agent.
-    handoffs: Vec<&'static str>,
+    handoffs: Vec<Arc<str>>,
 }
 
 impl<OUT> Core<OUT> {
@@ -444,8 +444,11 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
 
     /// The name a registered tool is held under, for as long as the agent lives.
     #[cfg(feature = "mcp")]
-    pub(crate) fn registered_tool_name(&self, name: &str) -> Option<&'static str> {
-        self.inner.core.tool(name).map(|tool| tool.name())
+    pub(crate) fn registered_tool_name(&self, name: &str) -> Option<Arc<str>> {
+        self.inner
+            .core
+            .tool(name)
+            .map(|tool| Arc::from(tool.name()))
     }
 
     /// Record that `client`'s call of `tool` was refused by the MCP client policy.

@@ -173,7 +173,11 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             .iter()
             .zip(answers)
             .find(|(call, answer)| {
-                self.core.handoffs.contains(&call.name.as_str()) && !answer.is_error
+                self.core
+                    .handoffs
+                    .iter()
+                    .any(|handoff| **handoff == *call.name)
+                    && !answer.is_error
             })
             .map(|(_, answer)| answer.content.as_str())
     }
@@ -600,10 +604,12 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             }
             // The calls move into the history once; the answers follow them in call order.
             let assistant = Message::assistant(response.content, response.tool_calls);
-            let hands_off = assistant
-                .tool_calls
-                .iter()
-                .any(|call| self.core.handoffs.contains(&call.name.as_str()));
+            let hands_off = assistant.tool_calls.iter().any(|call| {
+                self.core
+                    .handoffs
+                    .iter()
+                    .any(|handoff| **handoff == *call.name)
+            });
             if hands_off {
                 // The receiving agent continues this conversation.
                 self.keep_transcript(&request.messages);

@@ -145,7 +145,7 @@ where
         progress: Option<McpProgress>,
     ) -> Result<CallToolResult, ErrorData> {
         let name = request.name.to_string();
-        let exposed_tool = self.exposed.tools.iter().any(|tool| *tool == name);
+        let exposed_tool = self.exposed.tools.iter().any(|tool| **tool == *name);
         let exposed_skill = self.exposed.skills.contains(&name);
         if !exposed_tool && !exposed_skill {
             return Err(ErrorData::invalid_params(

@@ -56,7 +56,7 @@ pub struct McpServer<IN, OUT> {
 
 struct Exposed<IN, OUT> {
     agent: Agent<IN, OUT>,
-    tools: Vec<&'static str>,
+    tools: Vec<Arc<str>>,
     skills: Vec<String>,
     /// The exposed skills' input schema (every skill takes the agent's `IN`), worked out once.
     skill_input: std::sync::OnceLock<handler::SkillInput>,
@@ -141,7 +141,7 @@ impl<IN: AgentInput, OUT: AgentOutput> McpServerBuilder<IN, OUT> {
                 tool: T::NAME.into(),
             });
         }
-        self.exposed.tools.push(T::NAME);
+        self.exposed.tools.push(Arc::from(T::NAME));
         self
     }
 

@@ -36,7 +36,7 @@ use crate::tool::runtime::ErasedTool;
 /// Registers a bound remote tool on an agent being built: instantiated for the binding's type
 /// when it is bound, so the toolset need not be generic over it.
 pub(crate) type RegisterBound = fn(
-    &'static str,
+    Arc<str>,
     RemoteBinding,
     crate::ToolSpec,
     &[ToolEntry],

@@ -20,9 +20,8 @@ impl McpToolset {
                     remote_name: Arc::clone(&tool.remote_name),
                     schema: Arc::clone(&tool.input_schema),
                 };
-                // Registered once per agent build; the name lives as long as the tool may be
-                // called.
-                let name: &'static str = Box::leak(self.name_of(tool).into_boxed_str());
+                let name: Arc<str> = Arc::from(self.name_of(tool));
+                let registered = Arc::clone(&name);
                 let source = format!(
                     "the MCP server `{}` (its tool `{}`)",
                     self.server, tool.remote_name
@@ -36,7 +35,7 @@ impl McpToolset {
                         name: bound,
                         type_name,
                         ..
-                    }) if bound != name => {
+                    }) if bound != &*name => {
                         return Err(BuildError::BoundToolRenamed {
                             binding: type_name.to_string(),
                             bound: bound.to_string(),
@@ -45,19 +44,19 @@ impl McpToolset {
                     }
                     Some(bound) => Box::new(move |entries: &[ToolEntry]| {
                         let spec =
-                            registry::spec(name, description.clone(), (*schema).clone(), None)?;
+                            registry::spec(&name, description.clone(), (*schema).clone(), None)?;
                         let remote = RemoteBinding::new(call, &description);
                         (bound.register)(name, remote, spec, entries)
                     }),
                     None => Box::new(move |entries: &[ToolEntry]| {
-                        let spec = registry::spec(name, description, (*schema).clone(), None)?;
-                        let chains = registry::chains_for::<RemoteCall>(entries, name)?;
+                        let spec = registry::spec(&name, description, (*schema).clone(), None)?;
+                        let chains = registry::chains_for::<RemoteCall>(entries, &name)?;
                         Ok(Arc::new(ToolRuntime::named(name, call, spec, chains))
                             as Arc<dyn ErasedTool>)
                     }),
                 };
                 Ok(Registration {
-                    name,
+                    name: registered,
                     source,
                     pending,
                 })
@@ -69,11 +68,11 @@ impl McpToolset {
 /// A remote tool bound to `B`'s types, as [`McpToolset::bind`] registers it: `B`'s typed
 /// interceptors, gates and after-interceptors join its chains like a Rust tool's.
 pub(super) fn bound<B: RemoteToolBinding>(
-    name: &'static str,
+    name: Arc<str>,
     remote: RemoteBinding,
     spec: ToolSpec,
     entries: &[ToolEntry],
 ) -> Result<Arc<dyn ErasedTool>, BuildError> {
-    let chains = registry::chains_for::<B>(entries, name)?;
+    let chains = registry::chains_for::<B>(entries, &name)?;
     Ok(Arc::new(ToolRuntime::named(name, B::bind(remote), spec, chains)) as Arc<dyn ErasedTool>)
 }

@@ -27,7 +27,7 @@ pub(crate) type PendingTool =
 /// A tool waiting for the agent's build: the name the model calls it by, where it came from (for
 /// a duplicate's error), and how to build its runtime.
 pub(crate) struct Registration {
-    pub name: &'static str,
+    pub name: Arc<str>,
     pub source: String,
     pub pending: PendingTool,
 }
@@ -140,13 +140,16 @@ pub(crate) fn rust_tool<T: Tool>(tool: T, statics: BoxedChain<T>) -> Registratio
     let pending: PendingTool = Box::new(move |entries: &[ToolEntry]| {
         let spec = spec_of(&tool)?;
         let chains = chains_for::<T>(entries, T::NAME)?;
-        Ok(
-            Arc::new(ToolRuntime::chained(T::NAME, tool, spec, statics, chains))
-                as Arc<dyn ErasedTool>,
-        )
+        Ok(Arc::new(ToolRuntime::chained(
+            Arc::from(T::NAME),
+            tool,
+            spec,
+            statics,
+            chains,
+        )) as Arc<dyn ErasedTool>)
     });
     Registration {
-        name: T::NAME,
+        name: Arc::from(T::NAME),
         source: format!("the Rust tool `{}`", std::any::type_name::<T>()),
         pending,
     }
@@ -154,12 +157,12 @@ pub(crate) fn rust_tool<T: Tool>(tool: T, statics: BoxedChain<T>) -> Registratio
 
 /// A tool registered under a name known only at run time (a sub-agent, a handoff): its
 /// description and arguments' schema from `T`, its chains the dynamic links.
-pub(crate) fn runtime_tool<T: Tool>(name: &'static str, tool: T) -> PendingTool {
+pub(crate) fn runtime_tool<T: Tool>(name: Arc<str>, tool: T) -> PendingTool {
     Box::new(move |entries: &[ToolEntry]| {
         let parameters = serde_json::to_value(schemars::schema_for!(T::Args))
             .unwrap_or_else(|_| Value::Object(Default::default()));
-        let spec = spec(name, tool.description().into_owned(), parameters, None)?;
-        let chains = chains_for::<T>(entries, name)?;
+        let spec = spec(&name, tool.description().into_owned(), parameters, None)?;
+        let chains = chains_for::<T>(entries, &name)?;
         Ok(Arc::new(ToolRuntime::named(name, tool, spec, chains)) as Arc<dyn ErasedTool>)
     })
 }
@@ -169,7 +172,7 @@ pub(crate) fn runtime_tool<T: Tool>(name: &'static str, tool: T) -> PendingTool 
 /// the chain's [`Viewed`](super::view::Viewed) values.
 pub(crate) fn chains_for<T: Tool>(
     entries: &[ToolEntry],
-    tool: &'static str,
+    tool: &str,
 ) -> Result<ToolChains<T>, BuildError> {
     let mut chains = ToolChains::<T>::default();
     let mismatch = || BuildError::InterceptorToolMismatch {
@@ -208,14 +211,14 @@ pub(crate) fn chains_for<T: Tool>(
                     .push(Link::new(Arc::new(link)).maybe_named(name));
             }
             (ToolLink::Dynamic(dynamic), ToolStage::After) => {
-                let link = JsonLink::new(Arc::clone(dynamic), Viewing::Result, tool);
+                let link = JsonLink::new(Arc::clone(dynamic), Viewing::Result, Arc::from(tool));
                 chains
                     .after
                     .push(Link::new(Arc::new(link)).maybe_named(name));
                 chains.json_output = true;
             }
             (ToolLink::Dynamic(dynamic), _) => {
-                let link = JsonLink::new(Arc::clone(dynamic), Viewing::Arguments, tool);
+                let link = JsonLink::new(Arc::clone(dynamic), Viewing::Arguments, Arc::from(tool));
                 chains
                     .before
                     .push(Link::new(Arc::new(link)).maybe_named(name));
@@ -224,7 +227,7 @@ pub(crate) fn chains_for<T: Tool>(
             (ToolLink::DynamicGate(gate), _) => {
                 let gate: Arc<dyn Interceptor<Value, Value>> =
                     Arc::new(GateInChain(Arc::clone(gate)));
-                let link = JsonLink::new(gate, Viewing::Arguments, tool);
+                let link = JsonLink::new(gate, Viewing::Arguments, Arc::from(tool));
                 chains
                     .gates
                     .push(Link::new(Arc::new(link)).maybe_named(name));

@@ -34,7 +34,7 @@ pub(crate) struct ToolRuntime<T: Tool> {
     tool: Arc<T>,
     /// The name the model calls it by: `T::NAME` for a Rust tool, the server's (possibly
     /// prefixed) name for a remote one.
-    name: &'static str,
+    name: Arc<str>,
     spec: ToolSpec,
     statics: BoxedChain<T>,
     chains: ToolChains<T>,
@@ -42,22 +42,17 @@ pub(crate) struct ToolRuntime<T: Tool> {
 
 impl<T: Tool> ToolRuntime<T> {
     pub(crate) fn new(tool: T, spec: ToolSpec, chains: ToolChains<T>) -> Self {
-        Self::named(T::NAME, tool, spec, chains)
+        Self::named(Arc::from(T::NAME), tool, spec, chains)
     }
 
     /// A tool whose name is known only at run time (a remote tool).
-    pub(crate) fn named(
-        name: &'static str,
-        tool: T,
-        spec: ToolSpec,
-        chains: ToolChains<T>,
-    ) -> Self {
+    pub(crate) fn named(name: Arc<str>, tool: T, spec: ToolSpec, chains: ToolChains<T>) -> Self {
         Self::chained(name, tool, spec, BoxedChain::empty(), chains)
     }
 
     /// A tool with compile-time links ahead of the builder's.
     pub(crate) fn chained(
-        name: &'static str,
+        name: Arc<str>,
         tool: T,
         spec: ToolSpec,
         statics: BoxedChain<T>,
@@ -187,7 +182,7 @@ impl<T: Tool> ToolRuntime<T> {
             Effect::Proceed => (None, DecisionKind::Proceed),
             Effect::ProceedWith => (None, DecisionKind::ProceedWith),
         };
-        setup.tool_ctx.started(self.name, &args_json);
+        setup.tool_ctx.started(&self.name, &args_json);
         match effect {
             Some(output) => Judged::Produced(output, Parts::new(args_json, decisions, kind, true)),
             None => Judged::Run(args, Parts::new(args_json, decisions, kind, false)),
@@ -261,7 +256,7 @@ impl<T: Tool> ToolRuntime<T> {
         setup: &CallSetup<'_>,
     ) -> ChainOutcome<Viewed<T::Args>, T::Output> {
         let timeout = setup.guard;
-        let scope = ApprovalScope::new(Arc::clone(approvals), self.name);
+        let scope = ApprovalScope::new(Arc::clone(approvals), &self.name);
         let intercept = InterceptContext {
             approvals: Some(&scope),
             ..setup.intercept
@@ -397,7 +392,7 @@ impl<T: Tool> Finish<T> for ToolRuntime<T> {
 
 /// A tool with its types erased, as the agent loop and the MCP server hold it.
 pub(crate) trait ErasedTool: Send + Sync {
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &str;
     fn spec(&self) -> &ToolSpec;
     /// Parse `arguments` (the model's JSON text), guard and run the tool, and give the outcome
     /// as JSON, with the arguments and the output as `Value`s too as `setup.report` asks.
@@ -413,8 +408,8 @@ pub(crate) trait ErasedTool: Send + Sync {
 }
 
 impl<T: Tool> ErasedTool for ToolRuntime<T> {
-    fn name(&self) -> &'static str {
-        self.name
+    fn name(&self) -> &str {
+        &self.name
     }
 
     fn spec(&self) -> &ToolSpec {

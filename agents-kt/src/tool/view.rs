@@ -89,7 +89,7 @@ fn viewed<X: Serialize, R>(decision: Decision<X, R>, keep_json: bool) -> Decisio
 pub(crate) struct JsonLink<X, R> {
     inner: Arc<dyn Interceptor<Value, Value>>,
     what: Viewing,
-    tool: &'static str,
+    tool: Arc<str>,
     _types: PhantomData<fn() -> (X, R)>,
 }
 
@@ -125,7 +125,7 @@ impl<X, R> JsonLink<X, R> {
     pub(crate) fn new(
         inner: Arc<dyn Interceptor<Value, Value>>,
         what: Viewing,
-        tool: &'static str,
+        tool: Arc<str>,
     ) -> Self {
         JsonLink {
             inner,
@@ -154,11 +154,12 @@ where
                 self.tool
             )));
         };
-        let (what, tool) = (self.what, self.tool);
+        let what = self.what;
         match self.inner.intercept(json, ctx) {
-            Intercepted::Ready(decision) => Intercepted::Ready(typed(decision, what, tool)),
+            Intercepted::Ready(decision) => Intercepted::Ready(typed(decision, what, &self.tool)),
             Intercepted::Pending(future) => {
-                Intercepted::Pending(Box::pin(async move { typed(future.await, what, tool) }))
+                let tool = Arc::clone(&self.tool);
+                Intercepted::Pending(Box::pin(async move { typed(future.await, what, &tool) }))
             }
         }
     }
