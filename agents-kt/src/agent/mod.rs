@@ -47,9 +47,9 @@ use crate::{
     AgentError, Budget, Extensions, InterceptionPoint, Message, ModelClient, PipelineEvent, RunIds,
 };
 use output::OutputFormat;
-#[cfg(feature = "mcp")]
-use pass::Passed;
 use run::{Caller, Run};
+#[cfg(feature = "mcp")]
+use step::Passed;
 use step::Step;
 
 /// What an agent's input must be: serializable (an agentic skill shows it to the model, as text

@@ -12,7 +12,7 @@ use tracing::Instrument;
 
 use super::Core;
 use super::lineage::Lineage;
-use super::pass::Passed;
+use super::step::Passed;
 use super::step::Step;
 use crate::approval::{Channel, RunApprovals};
 use crate::budget::BudgetTracker;

@@ -8,7 +8,9 @@ use serde_json::Value;
 
 use crate::chain::ChainDecision;
 use crate::tool::record::JsonOutput;
-use crate::{AgentError, AgentEvent, BudgetUsage, ChatRequest, ChatResponse, InterceptionPoint};
+use crate::{
+    AgentError, AgentEvent, BudgetUsage, ChatRequest, ChatResponse, DecisionKind, InterceptionPoint,
+};
 
 /// One fact of a run.
 pub(crate) enum Step<'a, OUT> {
@@ -149,4 +151,49 @@ pub(crate) struct Answer {
     /// content).
     #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
     pub output: Option<Value>,
+}
+
+/// What passing a point decided, in the point's terms. Every arm keeps the value as the chain
+/// left it (a turn's messages stay the conversation whatever the effect).
+pub(crate) enum Passed<T, R> {
+    /// Go on with this value: the one asked about, or (`rewritten`) its effective replacement.
+    Go { value: T, rewritten: bool },
+    /// Denied by an interceptor or a gate; `target` names what was denied.
+    Denied {
+        value: T,
+        target: String,
+        reason: String,
+    },
+    /// Skip the guarded thing: `result` stands in for its result.
+    Substituted { value: T, result: R },
+}
+
+impl<T, R> Passed<T, R> {
+    /// At a point whose denial ends the run (skill, turn): the value to go on with, or the
+    /// substitute, or the run's error in the seed's words.
+    pub(crate) fn or_fail(self, point: InterceptionPoint) -> Result<Result<T, R>, AgentError> {
+        match self {
+            Passed::Go { value, .. } => Ok(Ok(value)),
+            Passed::Substituted { result, .. } => Ok(Err(result)),
+            Passed::Denied { target, reason, .. } => Err(AgentError::InterceptorDenied {
+                point,
+                target,
+                reason,
+            }),
+        }
+    }
+
+    /// The effective decision, as spans record it.
+    pub(crate) fn kind(&self) -> DecisionKind {
+        match self {
+            Passed::Go {
+                rewritten: false, ..
+            } => DecisionKind::Proceed,
+            Passed::Go {
+                rewritten: true, ..
+            } => DecisionKind::ProceedWith,
+            Passed::Denied { .. } => DecisionKind::Deny,
+            Passed::Substituted { .. } => DecisionKind::Substitute,
+        }
+    }
 }
