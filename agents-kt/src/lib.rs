@@ -46,6 +46,25 @@
 //! #     }
 //! # }
 //! ```
+//!
+//! ## Where things are
+//!
+//! The crate root re-exports what a first program needs (the agent, its builder, `Decision`,
+//! `Verdict`, `Tool`, the models, the events). Each concern is also a module of its own:
+//! [`tool`] (the `Tool` trait, `ToolContext`, typed interceptors and `ToolChain`), [`chain`]
+//! (interception: `Decision`, `Interceptor`, `Gate`, `InterceptContext` and the chain rules),
+//! [`events`] (`AgentEvent`, `PipelineEvent`, the interception points), [`memory`]
+//! (conversation stores), `mcp` (the MCP server and client, features `mcp` / `mcp-client`) and
+//! `telemetry` (feature `otel`). Both paths name the same items:
+//!
+//! ```
+//! assert_eq!(
+//!     std::any::type_name::<agents_kt::tool::ToolError>(),
+//!     std::any::type_name::<agents_kt::ToolError>(),
+//! );
+//! let _: agents_kt::chain::Decision<u8, u8> = agents_kt::Decision::Proceed;
+//! let _store = agents_kt::memory::InMemoryStore::new();
+//! ```
 
 #![deny(missing_docs)]
 // On docs.rs, feature-gated items carry a badge naming their feature.
@@ -57,15 +76,15 @@ pub(crate) mod approval;
 mod budget;
 pub mod chain;
 mod error;
-mod events;
+pub mod events;
 pub(crate) mod journal;
 mod macro_support;
 mod macros;
-#[cfg(feature = "mcp")]
-mod mcp;
 #[cfg(feature = "mcp-client")]
 mod mcp_client;
-mod memory;
+#[cfg(feature = "mcp")]
+mod mcp_server;
+pub mod memory;
 mod message;
 mod model;
 mod observers;
@@ -77,7 +96,21 @@ mod providers;
 pub use providers::fuzz as __fuzz;
 #[cfg(feature = "otel")]
 pub mod telemetry;
-mod tool;
+pub mod tool;
+
+/// MCP, both ways: [`McpServer`] serves an agent's tools and skills (feature `mcp`),
+/// [`McpToolset`] puts a remote server's tools on an agent (feature `mcp-client`). Every call either way passes the agent's chains and gates.
+#[cfg(any(feature = "mcp", feature = "mcp-client"))]
+pub mod mcp {
+    #[cfg(feature = "mcp-client")]
+    pub use crate::mcp_client::{
+        McpClientError, McpHttp, McpStdio, McpToolset, RemoteBinding, RemoteToolBinding,
+    };
+    #[cfg(feature = "mcp")]
+    pub use crate::mcp_server::{
+        McpClient, McpHttpServer, McpServeError, McpServer, McpServerBuilder,
+    };
+}
 
 #[doc(hidden)]
 pub use agent::AgentArgs;
@@ -90,12 +123,10 @@ pub use approval::{
     PendingApproval, StaleApproval, approval_fingerprint,
 };
 pub use budget::{Budget, BudgetLimit, BudgetUsage};
-pub use chain::context::{Extensions, InterceptContext, ParentCall};
-pub use chain::decision::{Decision, DecisionKind};
-pub use chain::gate::{Gate, GateReturn, Gated, IntoGate, IntoVerdict, Verdict};
-pub use chain::interceptor::{
-    FnInterceptor, Intercepted, Interceptor, InterceptorReturn, IntoDecision, IntoInterceptor,
-    markers,
+pub use chain::{
+    Decision, DecisionKind, Extensions, FnInterceptor, Gate, GateReturn, Gated, InterceptContext,
+    Intercepted, Interceptor, InterceptorReturn, IntoDecision, IntoGate, IntoInterceptor,
+    IntoVerdict, ParentCall, Verdict, markers,
 };
 pub use error::{AgentError, BuildError};
 pub use events::{
@@ -105,9 +136,7 @@ pub use journal::{Journal, JournalError, MemoryJournal, journal_entry};
 #[cfg(feature = "mcp")]
 pub use mcp::{McpClient, McpHttpServer, McpServeError, McpServer, McpServerBuilder};
 #[cfg(feature = "mcp-client")]
-pub use mcp_client::{
-    McpClientError, McpHttp, McpStdio, McpToolset, RemoteBinding, RemoteToolBinding,
-};
+pub use mcp::{McpClientError, McpHttp, McpStdio, McpToolset, RemoteBinding, RemoteToolBinding};
 #[cfg(feature = "sqlite")]
 pub use memory::SqliteStore;
 pub use memory::{Conversation, ConversationStore, InMemoryStore, StoreError};

@@ -6,8 +6,10 @@
 //! own ([`run_chain`] and [`guard`] have examples, and a property test holds them to a reference
 //! model), and code that adds a guarded step of its own — an executor outside the agent loop, an
 //! approval queue — can put it behind exactly the same rules instead of re-implementing them.
-//! [`ChainOutcome`], [`Effect`] and [`ChainDecision`] are what they return. An agent's users
-//! never need this module: the builder and the macros register interceptors and gates.
+//! [`ChainOutcome`], [`Effect`] and [`ChainDecision`] are what they return.
+//!
+//! It is also where interception's own names live — [`Decision`], [`Interceptor`], [`Gate`],
+//! [`Verdict`], [`InterceptContext`] — which the crate root re-exports for a first program.
 
 use std::any::Any;
 use std::future::Future;
@@ -26,11 +28,16 @@ pub(crate) mod gate;
 pub(crate) mod interceptor;
 mod links;
 
+pub use context::{Extensions, InterceptContext, ParentCall};
+pub use decision::{Decision, DecisionKind};
+pub use gate::{Gate, GateReturn, Gated, IntoGate, IntoVerdict, Verdict};
+pub use interceptor::{
+    FnInterceptor, Intercepted, Interceptor, InterceptorReturn, IntoDecision, IntoInterceptor,
+    markers,
+};
 pub use links::{Joined, Links, RenameLast, StaticLink, Then, Waiting};
 
-use crate::{
-    Decision, DecisionKind, DecisionStage, Gate, InterceptContext, Intercepted, Interceptor,
-};
+use crate::DecisionStage;
 use gate::GateInChain;
 
 /// What a chain of interceptors decided about a value (built by the chain; read its fields).

@@ -14,11 +14,17 @@ mod typed_interceptor;
 pub(crate) mod view;
 
 pub use context::ToolContext;
-pub use dynamic::{DynFn, IntoAfterToolCallInterceptor, IntoToolCallGate, IntoToolCallInterceptor};
-pub use static_chain::{BoxedChain, IntoToolChain, ToolChain};
+#[doc(hidden)]
+pub use dynamic::DynFn;
+pub use dynamic::{IntoAfterToolCallInterceptor, IntoToolCallGate, IntoToolCallInterceptor};
+#[doc(hidden)]
+pub use static_chain::BoxedChain;
+pub use static_chain::{IntoToolChain, ToolChain};
+#[doc(hidden)]
+pub use typed_interceptor::{FromFn, ToolInterceptorOf};
 pub use typed_interceptor::{
-    FromFn, IntoAfterToolInterceptor, IntoToolGate, IntoToolInterceptor, ToolArguments, ToolGate,
-    ToolInterceptor, ToolInterceptorOf,
+    IntoAfterToolInterceptor, IntoToolGate, IntoToolInterceptor, ToolArguments, ToolGate,
+    ToolInterceptor,
 };
 
 pub(crate) use context::{ChildOf, ParentRun, ToolEvents};
