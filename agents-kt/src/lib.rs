@@ -51,7 +51,7 @@
 //!
 //! The crate root re-exports what a first program needs (the agent, its builder, `Decision`,
 //! `Verdict`, `Tool`, the models, the events). Each concern is also a module of its own:
-//! [`tool`] (the `Tool` trait, `ToolContext`, typed interceptors and `ToolChain`), [`chain`]
+//! [`tool`](mod@tool) (the `Tool` trait, `ToolContext`, typed interceptors and `ToolChain`), [`chain`]
 //! (interception: `Decision`, `Interceptor`, `Gate`, `InterceptContext` and the chain rules),
 //! [`events`] (`AgentEvent`, `PipelineEvent`, the interception points), [`memory`]
 //! (conversation stores), `mcp` (the MCP server and client, features `mcp` / `mcp-client`) and
@@ -189,6 +189,7 @@ pub mod prelude {
 pub mod __private {
     pub use crate::chain::gate::{FnGate, GateInChain};
     pub use crate::macro_support::*;
+    pub use crate::tool::ToolTarget;
     pub use crate::tool::view::{TypedLink, Viewed};
     pub use futures;
     pub use schemars;

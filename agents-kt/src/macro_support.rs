@@ -276,9 +276,14 @@ impl<T: crate::Tool> TypedCall<T> {
 
     /// The model's argument text in, the result text out — the agent loop's dispatch.
     pub async fn call_json(&self, arguments: &str, ctx: &crate::ToolContext) -> String {
-        use crate::tool::runtime::ErasedTool;
+        use crate::tool::runtime::{Arguments, ErasedTool};
         let setup = self.setup(ctx, crate::tool::record::Report::default());
-        match self.runtime.call_json(arguments, &setup).await.result {
+        match self
+            .runtime
+            .call_json(Arguments::Text(arguments), &setup)
+            .await
+            .result
+        {
             crate::tool::record::CallResult::Completed { output, .. } => output.text,
             _ => String::new(),
         }

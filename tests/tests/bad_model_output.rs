@@ -61,6 +61,90 @@ async fn a_tool_outside_the_allow_list_is_refused_and_the_model_recovers() {
     }
 }
 
+/// The arguments are read once — straight into the tool's type, or, when a dynamic interceptor
+/// reads them, into the JSON it sees and from there — and a misfit reads the same either way.
+#[tokio::test]
+async fn invalid_arguments_read_the_same_with_or_without_a_dynamic_interceptor() {
+    let calls = [r#"{"city": "Os"#, r#"{"city": 5}"#, r#"{"town": "Oslo"}"#];
+    let mut answers = Vec::new();
+    for dynamic in [false, true] {
+        let model = ScriptedModel::new(
+            calls
+                .iter()
+                .map(|text| Reply::raw_tool_calls([("get_weather", *text)]))
+                .chain([Reply::text("gave up")]),
+        );
+        let weather = GetWeather::default();
+        let seen_by_interceptor = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut builder = Agent::<String, String>::builder("forecaster")
+            .model(model.clone())
+            .tool(weather.clone());
+        if dynamic {
+            let seen = std::sync::Arc::clone(&seen_by_interceptor);
+            builder = builder.on_before_tool_call(move |_: &str, args: &serde_json::Value| {
+                seen.lock().unwrap().push(args.clone());
+                agents_kt::Decision::Proceed
+            });
+        }
+        let agent = builder.build().unwrap();
+        assert_eq!(agent.run("x".into()).await.unwrap(), "gave up");
+        assert!(weather.ran.is_empty());
+        assert!(
+            seen_by_interceptor.lock().unwrap().is_empty(),
+            "no interceptor sees arguments that do not fit the tool"
+        );
+        answers.push(
+            (1..=calls.len())
+                .map(|n| last_message(&model, n))
+                .collect::<Vec<_>>(),
+        );
+    }
+    assert_eq!(answers[0], answers[1]);
+    assert_eq!(
+        answers[0][1],
+        "ERROR: Invalid arguments for tool 'get_weather': invalid type: integer `5`, expected a string"
+    );
+    assert!(
+        answers[0][0].contains("EOF while parsing a string at line 1 column"),
+        "a text that is not JSON keeps its place: {:?}",
+        answers[0][0]
+    );
+}
+
+/// A code skill's JSON arguments reach a dynamic interceptor as they were given, unknown fields
+/// kept, and the tool typed.
+#[tokio::test]
+async fn a_code_skills_json_arguments_reach_dynamic_interceptors_unchanged() {
+    let weather = GetWeather::default();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen_by_interceptor = std::sync::Arc::clone(&seen);
+    let agent = Agent::<String, String>::builder("forecaster")
+        .model(ScriptedModel::new([]))
+        .tool(weather.clone())
+        .on_before_tool_call(move |_: &str, args: &serde_json::Value| {
+            seen_by_interceptor.lock().unwrap().push(args.clone());
+            agents_kt::Decision::Proceed
+        })
+        .skill(Skill::code(
+            "ask",
+            |_: String, ctx: agents_kt::SkillContext<String>| async move {
+                let answer = ctx
+                    .call_tool_named("get_weather", json!({"city": "Oslo", "units": "metric"}))
+                    .await?;
+                Ok(answer.to_string())
+            },
+        ))
+        .build()
+        .unwrap();
+    agent.run("x".into()).await.unwrap();
+    let ran: Vec<String> = weather.ran.entries().into_iter().map(|a| a.city).collect();
+    assert_eq!(ran, ["Oslo"]);
+    assert_eq!(
+        seen.lock().unwrap().as_slice(),
+        [json!({"city": "Oslo", "units": "metric"})]
+    );
+}
+
 #[tokio::test]
 async fn malformed_and_ill_typed_arguments_are_told_to_the_model() {
     for path in PATHS {

@@ -16,7 +16,7 @@ use crate::tool::ToolEvents;
 use crate::tool::record::{
     CallRecord, CallResult, CallSetup, Journaled, JsonOutput, Report, ToolFailure,
 };
-use crate::tool::runtime::{ErasedTool, ToolRuntime, parse_or_text};
+use crate::tool::runtime::{Arguments, ErasedTool, ToolRuntime, parse_or_text};
 use crate::{AgentError, BudgetLimit, InterceptionPoint, Message, Tool, ToolCall, ToolContext};
 
 impl<OUT: Clone + Send + 'static> Run<OUT> {
@@ -105,7 +105,9 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             output: listened || structured,
         };
         let setup = self.call_setup(&tool_ctx, tool.name(), &call.id, report);
-        let record = tool.call_json(&call.arguments, &setup).await;
+        let record = tool
+            .call_json(Arguments::Text(&call.arguments), &setup)
+            .await;
         let raw = || parse_or_text(&call.arguments);
         self.finish_call(&call.id, tool.name(), record, raw, structured)
     }
@@ -172,7 +174,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                     output: true,
                 },
             );
-            let record = tool.call_json(&arguments.to_string(), &setup).await;
+            let record = tool.call_json(Arguments::Json(&arguments), &setup).await;
             let output = match &record.result {
                 CallResult::Completed { output, .. } => Some(output.value().into_owned()),
                 _ => None,

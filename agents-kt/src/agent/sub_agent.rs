@@ -4,6 +4,7 @@
 //! records its steps inside the parent's journal and streams its events into the parent's session.
 
 use std::borrow::Cow;
+use std::future::Future;
 use std::sync::Arc;
 
 use schemars::JsonSchema;
@@ -14,7 +15,7 @@ use serde_json::Value;
 use super::lineage::{Lineage, ScopedJournal};
 use super::run::{Caller, Run};
 use super::{Agent, AgentInput, AgentOutput};
-use crate::tool::ChildOf;
+use crate::tool::{ChildOf, ToolTarget};
 use crate::{AgentError, Journal, Message, RunIds, Tool, ToolContext, ToolError};
 
 /// An agent offered to other agents as a tool: what [`Agent::as_tool`] returns, registered with
@@ -180,15 +181,19 @@ impl<IN, OUT> AgentTool<IN, OUT> {
     }
 }
 
-impl<IN: AgentInput, OUT: AgentOutput> AgentTool<IN, OUT> {
-    /// Run the agent for the tool call `ctx` describes, as `tool` — what a tool declared with
-    /// [`agent_tool!`](crate::agent_tool) does.
-    #[doc(hidden)]
-    pub async fn call_as(&self, input: IN, tool: &str, ctx: &ToolContext) -> Result<OUT, ToolError>
-    where
-        OUT: Serialize,
-    {
-        self.agent.run_nested(input, tool, Vec::new(), ctx).await
+/// A tool declared with [`agent_tool!`](crate::agent_tool) runs its agent for each call.
+impl<IN: AgentInput, OUT: AgentOutput + Serialize> ToolTarget<IN, OUT> for AgentTool<IN, OUT> {
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn call(
+        &self,
+        tool: &'static str,
+        input: IN,
+        ctx: &ToolContext,
+    ) -> impl Future<Output = Result<OUT, ToolError>> + Send {
+        self.agent.run_nested(input, tool, Vec::new(), ctx)
     }
 }
 
@@ -364,26 +369,7 @@ macro_rules! agent_tool {
             }
         }
 
-        impl $crate::Tool for $name {
-            const NAME: &'static str = $registered;
-            const RUNS_AGENT: bool = true;
-            type Args = $args;
-            type Output = $output;
-
-            fn description(&self) -> $crate::__private::Cow<'static, str> {
-                $crate::__private::Cow::Owned(self.0.description().to_string())
-            }
-
-            async fn call(
-                &self,
-                args: $args,
-                ctx: &$crate::ToolContext,
-            ) -> ::core::result::Result<$output, $crate::ToolError> {
-                self.0.call_as(args, $registered, ctx).await
-            }
-        }
-
-        $crate::__typed_tool_links!($name, $args, $output);
+        $crate::__forwarding_tool!($name, $registered, $args, $output, runs_agent: true);
     };
 }
 

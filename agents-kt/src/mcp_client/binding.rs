@@ -9,6 +9,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::RemoteCall;
+use crate::tool::ToolTarget;
 use crate::{Tool, ToolContext, ToolError};
 
 /// Declare a typed binding of a remote MCP tool: a type implementing [`Tool`] for it, with the
@@ -60,23 +61,7 @@ macro_rules! remote_tool {
         $(#[$meta])*
         $vis struct $name($crate::RemoteBinding);
 
-        impl $crate::Tool for $name {
-            const NAME: &'static str = $registered;
-            type Args = $args;
-            type Output = $output;
-
-            fn description(&self) -> $crate::__private::Cow<'static, str> {
-                $crate::__private::Cow::Owned(self.0.description().to_string())
-            }
-
-            async fn call(
-                &self,
-                args: $args,
-                ctx: &$crate::ToolContext,
-            ) -> ::core::result::Result<$output, $crate::ToolError> {
-                self.0.call(&args, ctx).await
-            }
-        }
+        $crate::__forwarding_tool!($name, $registered, $args, $output, runs_agent: false);
 
         impl $crate::RemoteToolBinding for $name {
             fn bind(remote: $crate::RemoteBinding) -> Self {
@@ -84,7 +69,6 @@ macro_rules! remote_tool {
             }
         }
 
-        $crate::__typed_tool_links!($name, $args, $output);
     };
 }
 
@@ -234,6 +218,18 @@ fn types(schema: &Value, root: &Value) -> Vec<String> {
         _ => Vec::new(),
     };
     listed.into_iter().filter(|ty| ty != "null").collect()
+}
+
+/// A tool declared with [`remote_tool!`](crate::remote_tool) calls the server's tool it was
+/// bound to.
+impl<A: Serialize + Send + Sync, O: DeserializeOwned> ToolTarget<A, O> for RemoteBinding {
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    async fn call(&self, _tool: &'static str, args: A, ctx: &ToolContext) -> Result<O, ToolError> {
+        RemoteBinding::call(self, &args, ctx).await
+    }
 }
 
 #[cfg(test)]

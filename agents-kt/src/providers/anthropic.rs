@@ -1,15 +1,11 @@
 //! Anthropic's Messages API.
 
-use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
 
 use super::http::{self, HttpSettings, Provider, preview};
 use super::output_tool::{OUTPUT_TOOL, OutputTool};
 use super::sse::{Decoder, Step};
-use crate::{
-    ChatChunk, ChatRequest, ChatResponse, ChatStream, Message, ModelClient, ModelError, Role,
-    ToolCall, Usage,
-};
+use crate::{ChatChunk, ChatRequest, ChatResponse, Message, ModelError, Role, ToolCall, Usage};
 
 const API_VERSION: &str = "2023-06-01";
 
@@ -101,75 +97,6 @@ impl Anthropic {
         self.client = settings.client();
         self.settings = settings;
         self
-    }
-
-    fn post(&self, client: &reqwest::Client, body: &str) -> reqwest::RequestBuilder {
-        let request = client
-            .post(format!("{}/v1/messages", self.base_url))
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .header("anthropic-version", API_VERSION)
-            .body(body.to_string());
-        match &self.api_key {
-            Some(key) => request.header("x-api-key", key),
-            None => request,
-        }
-    }
-
-    /// The request body for `request`: system messages become `system`, tool results become
-    /// `tool_result` blocks of a user turn (consecutive ones merged, as the API requires). A
-    /// structured answer is asked for as the input of a tool whose schema is the output's
-    /// ([`OutputTool`]).
-    pub(crate) fn body(&self, request: &ChatRequest, stream: bool) -> Value {
-        let system: Vec<&str> = request
-            .messages
-            .iter()
-            .filter(|m| m.role == Role::System)
-            .map(|m| m.content.as_str())
-            .collect();
-        let mut messages: Vec<Value> = Vec::new();
-        for message in request.messages.iter().filter(|m| m.role != Role::System) {
-            let (role, blocks) = blocks(message);
-            match messages.last_mut() {
-                Some(last) if last["role"] == role => {
-                    if let Some(content) = last["content"].as_array_mut() {
-                        content.extend(blocks);
-                    }
-                }
-                _ => messages.push(json!({"role": role, "content": blocks})),
-            }
-        }
-        let mut body = Map::new();
-        body.insert("model".into(), json!(self.model));
-        body.insert("max_tokens".into(), json!(self.max_tokens));
-        if !system.is_empty() {
-            body.insert("system".into(), json!(system.join("\n\n")));
-        }
-        body.insert("messages".into(), Value::Array(messages));
-        let mut tools: Vec<Value> = request
-            .tools
-            .iter()
-            .map(|tool| {
-                json!({
-                    "name": tool.name, "description": tool.description,
-                    "input_schema": super::parameters_for_model(&tool.parameters),
-                })
-            })
-            .collect();
-        let mut choice = self.tool_choice.clone();
-        if let (Some(output), Some(schema)) = (OutputTool::of(request), &request.response_format) {
-            choice = Some(output.choice(!tools.is_empty(), choice.as_ref()));
-            tools.push(output.definition(schema));
-        }
-        if !tools.is_empty() {
-            body.insert("tools".into(), Value::Array(tools));
-            if let Some(choice) = choice {
-                body.insert("tool_choice".into(), choice);
-            }
-        }
-        if stream {
-            body.insert("stream".into(), json!(true));
-        }
-        Value::Object(body)
     }
 }
 
@@ -435,8 +362,61 @@ impl Decoder for EventDecoder {
 impl Provider for Anthropic {
     type Decoder = EventDecoder;
 
+    /// The request body for `request`: system messages become `system`, tool results become
+    /// `tool_result` blocks of a user turn (consecutive ones merged, as the API requires). A
+    /// structured answer is asked for as the input of a tool whose schema is the output's
+    /// ([`OutputTool`]).
     fn body(&self, request: &ChatRequest, stream: bool) -> Value {
-        self.body(request, stream)
+        let system: Vec<&str> = request
+            .messages
+            .iter()
+            .filter(|m| m.role == Role::System)
+            .map(|m| m.content.as_str())
+            .collect();
+        let mut messages: Vec<Value> = Vec::new();
+        for message in request.messages.iter().filter(|m| m.role != Role::System) {
+            let (role, blocks) = blocks(message);
+            match messages.last_mut() {
+                Some(last) if last["role"] == role => {
+                    if let Some(content) = last["content"].as_array_mut() {
+                        content.extend(blocks);
+                    }
+                }
+                _ => messages.push(json!({"role": role, "content": blocks})),
+            }
+        }
+        let mut body = Map::new();
+        body.insert("model".into(), json!(self.model));
+        body.insert("max_tokens".into(), json!(self.max_tokens));
+        if !system.is_empty() {
+            body.insert("system".into(), json!(system.join("\n\n")));
+        }
+        body.insert("messages".into(), Value::Array(messages));
+        let mut tools: Vec<Value> = request
+            .tools
+            .iter()
+            .map(|tool| {
+                json!({
+                    "name": tool.name, "description": tool.description,
+                    "input_schema": super::parameters_for_model(&tool.parameters),
+                })
+            })
+            .collect();
+        let mut choice = self.tool_choice.clone();
+        if let (Some(output), Some(schema)) = (OutputTool::of(request), &request.response_format) {
+            choice = Some(output.choice(!tools.is_empty(), choice.as_ref()));
+            tools.push(output.definition(schema));
+        }
+        if !tools.is_empty() {
+            body.insert("tools".into(), Value::Array(tools));
+            if let Some(choice) = choice {
+                body.insert("tool_choice".into(), choice);
+            }
+        }
+        if stream {
+            body.insert("stream".into(), json!(true));
+        }
+        Value::Object(body)
     }
 
     fn client(&self) -> Result<&reqwest::Client, ModelError> {
@@ -444,7 +424,15 @@ impl Provider for Anthropic {
     }
 
     fn post(&self, client: &reqwest::Client, body: &str) -> reqwest::RequestBuilder {
-        self.post(client, body)
+        let request = client
+            .post(format!("{}/v1/messages", self.base_url))
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .header("anthropic-version", API_VERSION)
+            .body(body.to_string());
+        match &self.api_key {
+            Some(key) => request.header("x-api-key", key),
+            None => request,
+        }
     }
 
     fn settings(&self) -> &HttpSettings {
@@ -461,21 +449,10 @@ impl Provider for Anthropic {
     fn response(&self, request: &ChatRequest, body: &Value) -> Result<ChatResponse, ModelError> {
         response(body, OutputTool::of(request))
     }
-}
-
-impl ModelClient for Anthropic {
-    fn chat<'a>(
-        &'a self,
-        request: &'a ChatRequest,
-    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
-        http::chat(self, request)
-    }
-
-    fn chat_stream<'a>(&'a self, request: &'a ChatRequest) -> ChatStream<'a> {
-        http::chat_stream(self, request)
-    }
 
     fn info(&self) -> crate::ModelInfo {
         http::model_info("anthropic", &self.model, &self.base_url)
     }
 }
+
+http::model_client!(Anthropic);

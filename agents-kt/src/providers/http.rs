@@ -33,7 +33,39 @@ pub(crate) trait Provider: Send + Sync {
         request: &ChatRequest,
         body: &serde_json::Value,
     ) -> Result<ChatResponse, ModelError>;
+    /// The telemetry facts of the provider ([`model_info`]).
+    fn info(&self) -> crate::ModelInfo;
 }
+
+/// `ModelClient` for a [`Provider`]: every provider chats and streams through this module, so
+/// the impl is the same for each.
+macro_rules! model_client {
+    ($provider:ty) => {
+        impl $crate::ModelClient for $provider {
+            fn chat<'a>(
+                &'a self,
+                request: &'a $crate::ChatRequest,
+            ) -> ::futures::future::BoxFuture<
+                'a,
+                ::core::result::Result<$crate::ChatResponse, $crate::ModelError>,
+            > {
+                $crate::providers::http::chat(self, request)
+            }
+
+            fn chat_stream<'a>(
+                &'a self,
+                request: &'a $crate::ChatRequest,
+            ) -> $crate::ChatStream<'a> {
+                $crate::providers::http::chat_stream(self, request)
+            }
+
+            fn info(&self) -> $crate::ModelInfo {
+                $crate::providers::http::Provider::info(self)
+            }
+        }
+    };
+}
+pub(crate) use model_client;
 
 /// `ModelClient::chat` for any provider: send with retries, parse the whole answer.
 pub(crate) fn chat<'a, P: Provider>(

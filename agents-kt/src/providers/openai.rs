@@ -1,15 +1,11 @@
 //! The OpenAI-compatible chat-completions API: OpenAI, Ollama, llama.cpp, vLLM, DeepSeek,
 //! OpenRouter, and Gemini's compatible endpoint.
 
-use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
 
 use super::http::{self, HttpSettings, Provider, preview};
 use super::sse::{Decoder, Step};
-use crate::{
-    ChatChunk, ChatRequest, ChatResponse, ChatStream, Message, ModelClient, ModelError, Role,
-    ToolCall, Usage,
-};
+use crate::{ChatChunk, ChatRequest, ChatResponse, Message, ModelError, Role, ToolCall, Usage};
 
 /// A client of any OpenAI-compatible `/chat/completions` endpoint.
 ///
@@ -111,61 +107,6 @@ impl OpenAiCompatible {
     /// The model's name.
     pub fn model_name(&self) -> &str {
         &self.model
-    }
-
-    fn post(&self, client: &reqwest::Client, body: &str) -> reqwest::RequestBuilder {
-        let request = client
-            .post(format!("{}/chat/completions", self.base_url))
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body.to_string());
-        match &self.api_key {
-            Some(key) => request.bearer_auth(key),
-            None => request,
-        }
-    }
-
-    /// The request body for `request`.
-    pub(crate) fn body(&self, request: &ChatRequest, stream: bool) -> Value {
-        let mut body = Map::new();
-        body.insert("model".into(), json!(self.model));
-        body.insert(
-            "messages".into(),
-            Value::Array(request.messages.iter().map(message).collect()),
-        );
-        if !request.tools.is_empty() {
-            let tools = request
-                .tools
-                .iter()
-                .map(|tool| {
-                    json!({"type": "function", "function": {
-                        "name": tool.name, "description": tool.description,
-                        "parameters": super::parameters_for_model(&tool.parameters),
-                    }})
-                })
-                .collect();
-            body.insert("tools".into(), Value::Array(tools));
-            body.insert(
-                "tool_choice".into(),
-                self.tool_choice.clone().unwrap_or_else(|| json!("auto")),
-            );
-            if let Some(parallel) = self.parallel_tool_calls {
-                body.insert("parallel_tool_calls".into(), json!(parallel));
-            }
-        }
-        if let Some(schema) = &request.response_format {
-            body.insert(
-                "response_format".into(),
-                json!({"type": "json_schema", "json_schema": {"name": "output", "schema": schema}}),
-            );
-        }
-        if let Some(tokens) = self.max_tokens {
-            body.insert("max_tokens".into(), json!(tokens));
-        }
-        if stream {
-            body.insert("stream".into(), json!(true));
-            body.insert("stream_options".into(), json!({"include_usage": true}));
-        }
-        Value::Object(body)
     }
 }
 
@@ -346,8 +287,48 @@ impl Decoder for ChunkDecoder {
 impl Provider for OpenAiCompatible {
     type Decoder = ChunkDecoder;
 
+    /// The request body for `request`.
     fn body(&self, request: &ChatRequest, stream: bool) -> Value {
-        self.body(request, stream)
+        let mut body = Map::new();
+        body.insert("model".into(), json!(self.model));
+        body.insert(
+            "messages".into(),
+            Value::Array(request.messages.iter().map(message).collect()),
+        );
+        if !request.tools.is_empty() {
+            let tools = request
+                .tools
+                .iter()
+                .map(|tool| {
+                    json!({"type": "function", "function": {
+                        "name": tool.name, "description": tool.description,
+                        "parameters": super::parameters_for_model(&tool.parameters),
+                    }})
+                })
+                .collect();
+            body.insert("tools".into(), Value::Array(tools));
+            body.insert(
+                "tool_choice".into(),
+                self.tool_choice.clone().unwrap_or_else(|| json!("auto")),
+            );
+            if let Some(parallel) = self.parallel_tool_calls {
+                body.insert("parallel_tool_calls".into(), json!(parallel));
+            }
+        }
+        if let Some(schema) = &request.response_format {
+            body.insert(
+                "response_format".into(),
+                json!({"type": "json_schema", "json_schema": {"name": "output", "schema": schema}}),
+            );
+        }
+        if let Some(tokens) = self.max_tokens {
+            body.insert("max_tokens".into(), json!(tokens));
+        }
+        if stream {
+            body.insert("stream".into(), json!(true));
+            body.insert("stream_options".into(), json!({"include_usage": true}));
+        }
+        Value::Object(body)
     }
 
     fn client(&self) -> Result<&reqwest::Client, ModelError> {
@@ -355,7 +336,14 @@ impl Provider for OpenAiCompatible {
     }
 
     fn post(&self, client: &reqwest::Client, body: &str) -> reqwest::RequestBuilder {
-        self.post(client, body)
+        let request = client
+            .post(format!("{}/chat/completions", self.base_url))
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body.to_string());
+        match &self.api_key {
+            Some(key) => request.bearer_auth(key),
+            None => request,
+        }
     }
 
     fn settings(&self) -> &HttpSettings {
@@ -369,21 +357,10 @@ impl Provider for OpenAiCompatible {
     fn response(&self, _: &ChatRequest, body: &Value) -> Result<ChatResponse, ModelError> {
         response(body)
     }
-}
-
-impl ModelClient for OpenAiCompatible {
-    fn chat<'a>(
-        &'a self,
-        request: &'a ChatRequest,
-    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
-        http::chat(self, request)
-    }
-
-    fn chat_stream<'a>(&'a self, request: &'a ChatRequest) -> ChatStream<'a> {
-        http::chat_stream(self, request)
-    }
 
     fn info(&self) -> crate::ModelInfo {
         http::model_info("openai", &self.model, &self.base_url)
     }
 }
+
+http::model_client!(OpenAiCompatible);

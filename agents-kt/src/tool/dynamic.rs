@@ -38,83 +38,53 @@ fn parts<'a>(ctx: &'a InterceptContext<'_>) -> (&'a str, &'a Value) {
     (ctx.tool.unwrap_or(""), ctx.args.unwrap_or(NULL))
 }
 
-impl<F, D, M> Interceptor<Value, Value> for DynFn<F, Before<ValueOnly<M>>>
-where
-    F: Fn(&str, &Value) -> D + Send + Sync,
-    D: InterceptorReturn<Value, Value, M>,
-{
-    fn intercept<'a>(
-        &'a self,
-        args: &Value,
-        ctx: &InterceptContext<'_>,
-    ) -> Intercepted<'a, Value, Value> {
-        (self.f)(parts(ctx).0, args).into_intercepted()
-    }
+/// `DynFn` as an interceptor or a gate, for one closure shape: the parameters the closure takes
+/// (`$params`) and how they are read from the judged value and the context (`$call`).
+macro_rules! dyn_fn {
+    (interceptor $shape:ty, ($($params:ty),*), |$f:ident, $value:ident, $ctx:ident| $call:expr) => {
+        impl<F, D, M> Interceptor<Value, Value> for DynFn<F, $shape>
+        where
+            F: Fn($($params),*) -> D + Send + Sync,
+            D: InterceptorReturn<Value, Value, M>,
+        {
+            fn intercept<'a>(
+                &'a self,
+                $value: &Value,
+                $ctx: &InterceptContext<'_>,
+            ) -> Intercepted<'a, Value, Value> {
+                let $f = &self.f;
+                $call.into_intercepted()
+            }
+        }
+    };
+    (gate $shape:ty, ($($params:ty),*), |$f:ident, $value:ident, $ctx:ident| $call:expr) => {
+        impl<F, V, M> Gate<Value> for DynFn<F, $shape>
+        where
+            F: Fn($($params),*) -> V + Send + Sync,
+            V: GateReturn<M>,
+        {
+            fn check<'a>(&'a self, $value: &Value, $ctx: &InterceptContext<'_>) -> Gated<'a> {
+                let $f = &self.f;
+                $call.into_gated()
+            }
+        }
+    };
 }
 
-impl<F, D, M> Interceptor<Value, Value> for DynFn<F, Before<WithContext<M>>>
-where
-    F: Fn(&str, &Value, &InterceptContext<'_>) -> D + Send + Sync,
-    D: InterceptorReturn<Value, Value, M>,
-{
-    fn intercept<'a>(
-        &'a self,
-        args: &Value,
-        ctx: &InterceptContext<'_>,
-    ) -> Intercepted<'a, Value, Value> {
-        (self.f)(parts(ctx).0, args, ctx).into_intercepted()
-    }
-}
-
-impl<F, D, M> Interceptor<Value, Value> for DynFn<F, After<ValueOnly<M>>>
-where
-    F: Fn(&str, &Value, &Value) -> D + Send + Sync,
-    D: InterceptorReturn<Value, Value, M>,
-{
-    fn intercept<'a>(
-        &'a self,
-        result: &Value,
-        ctx: &InterceptContext<'_>,
-    ) -> Intercepted<'a, Value, Value> {
-        let (tool, args) = parts(ctx);
-        (self.f)(tool, args, result).into_intercepted()
-    }
-}
-
-impl<F, D, M> Interceptor<Value, Value> for DynFn<F, After<WithContext<M>>>
-where
-    F: Fn(&str, &Value, &Value, &InterceptContext<'_>) -> D + Send + Sync,
-    D: InterceptorReturn<Value, Value, M>,
-{
-    fn intercept<'a>(
-        &'a self,
-        result: &Value,
-        ctx: &InterceptContext<'_>,
-    ) -> Intercepted<'a, Value, Value> {
-        let (tool, args) = parts(ctx);
-        (self.f)(tool, args, result, ctx).into_intercepted()
-    }
-}
-
-impl<F, V, M> Gate<Value> for DynFn<F, Before<ValueOnly<M>>>
-where
-    F: Fn(&str, &Value) -> V + Send + Sync,
-    V: GateReturn<M>,
-{
-    fn check<'a>(&'a self, args: &Value, ctx: &InterceptContext<'_>) -> Gated<'a> {
-        (self.f)(parts(ctx).0, args).into_gated()
-    }
-}
-
-impl<F, V, M> Gate<Value> for DynFn<F, Before<WithContext<M>>>
-where
-    F: Fn(&str, &Value, &InterceptContext<'_>) -> V + Send + Sync,
-    V: GateReturn<M>,
-{
-    fn check<'a>(&'a self, args: &Value, ctx: &InterceptContext<'_>) -> Gated<'a> {
-        (self.f)(parts(ctx).0, args, ctx).into_gated()
-    }
-}
+// Before the call the value judged is the arguments; after it, the result (the arguments come
+// from the context).
+dyn_fn!(interceptor Before<ValueOnly<M>>, (&str, &Value),
+    |f, args, ctx| f(parts(ctx).0, args));
+dyn_fn!(interceptor Before<WithContext<M>>, (&str, &Value, &InterceptContext<'_>),
+    |f, args, ctx| f(parts(ctx).0, args, ctx));
+dyn_fn!(interceptor After<ValueOnly<M>>, (&str, &Value, &Value),
+    |f, result, ctx| f(parts(ctx).0, parts(ctx).1, result));
+dyn_fn!(interceptor After<WithContext<M>>, (&str, &Value, &Value, &InterceptContext<'_>),
+    |f, result, ctx| f(parts(ctx).0, parts(ctx).1, result, ctx));
+dyn_fn!(gate Before<ValueOnly<M>>, (&str, &Value),
+    |f, args, ctx| f(parts(ctx).0, args));
+dyn_fn!(gate Before<WithContext<M>>, (&str, &Value, &InterceptContext<'_>),
+    |f, args, ctx| f(parts(ctx).0, args, ctx));
 
 /// What [`AgentBuilder::on_before_tool_call`](crate::AgentBuilder::on_before_tool_call) accepts:
 /// a closure `|name: &str, args: &Value|` (optionally with a trailing `&InterceptContext`)

@@ -10,6 +10,7 @@ pub(crate) mod record;
 pub(crate) mod registry;
 pub(crate) mod runtime;
 mod static_chain;
+mod target;
 mod typed_interceptor;
 pub(crate) mod view;
 
@@ -20,6 +21,8 @@ pub use dynamic::{IntoAfterToolCallInterceptor, IntoToolCallGate, IntoToolCallIn
 #[doc(hidden)]
 pub use static_chain::BoxedChain;
 pub use static_chain::{IntoToolChain, ToolChain};
+#[doc(hidden)]
+pub use target::ToolTarget;
 #[doc(hidden)]
 pub use typed_interceptor::{FromFn, ToolInterceptorOf};
 pub use typed_interceptor::{

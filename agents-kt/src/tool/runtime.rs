@@ -13,10 +13,12 @@ use super::journaled::{JournaledBody, journaled_step, unreadable};
 use super::record::{
     CallRecord, CallResult, CallSetup, Journaled, JsonOutput, Parts, ToolFailure, json,
 };
+use serde::de::DeserializeOwned;
 use serde_json::Value;
+use serde_json::error::Category;
 
 use super::Tool;
-use super::static_chain::BoxedChain;
+use super::static_chain::{BoxedChain, ChainGuard};
 use super::view::Viewed;
 use crate::approval::{ApprovalScope, RunApprovals};
 use crate::chain::{ChainOutcome, Effect};
@@ -36,8 +38,13 @@ pub(crate) struct ToolRuntime<T: Tool> {
     /// prefixed) name for a remote one.
     name: Arc<str>,
     spec: ToolSpec,
-    statics: BoxedChain<T>,
-    chains: ToolChains<T>,
+    /// The compile-time links and the builder's, joined once at build.
+    chain: Box<dyn ChainGuard<T>>,
+    /// Whether a dynamic link reads the arguments as JSON (before or gate), or the output (after).
+    json_args: bool,
+    json_output: bool,
+    /// Whether any after-tool interceptor is registered: without one, an output is final.
+    has_after: bool,
 }
 
 impl<T: Tool> ToolRuntime<T> {
@@ -58,12 +65,16 @@ impl<T: Tool> ToolRuntime<T> {
         statics: BoxedChain<T>,
         chains: ToolChains<T>,
     ) -> Self {
+        let (json_args, json_output) = (chains.json_args, chains.json_output);
+        let chain = statics.join(chains);
         ToolRuntime {
             tool: Arc::new(tool),
             name,
             spec,
-            statics,
-            chains,
+            has_after: chain.has_after(),
+            chain,
+            json_args,
+            json_output,
         }
     }
 
@@ -84,17 +95,13 @@ impl<T: Tool> ToolRuntime<T> {
         raw: Option<Value>,
         setup: &'a CallSetup<'a>,
     ) -> impl Future<Output = CallRecord<T::Output>> + Send + 'a {
-        let chains = &self.chains;
-        let json = chains.json_args.then(|| raw.unwrap_or_else(|| json(&args)));
+        let json = self.json_args.then(|| raw.unwrap_or_else(|| json(&args)));
         let value = Viewed::new(args, json);
         let start = match setup.approvals {
             // A call that may wait for a human.
             Some(approvals) => Start::Guarding(Box::pin(self.guarded(value, approvals, setup))),
             None => {
-                let guard = self
-                    .statics
-                    .0
-                    .before(chains, value, &setup.intercept, setup.guard);
+                let guard = self.chain.before(value, &setup.intercept, setup.guard);
                 match guard.ready() {
                     Ok(outcome) => Start::Judged(self.judged(outcome, setup)),
                     Err(later) => Start::Guarding(Box::pin(later)),
@@ -168,7 +175,7 @@ impl<T: Tool> ToolRuntime<T> {
         } = outcome;
         // Serialized before the tool consumes them, and only when someone will read them: this
         // replaces a clone on every call.
-        let args_json = if setup.report.args || self.chains.json_output {
+        let args_json = if setup.report.args || self.json_output {
             json.unwrap_or_else(|| self::json(&args))
         } else {
             Value::Null
@@ -200,7 +207,7 @@ impl<T: Tool> ToolRuntime<T> {
     ) -> Result<CallRecord<T::Output>, (T::Output, Parts)> {
         match result {
             Err(failure) => Ok(parts.ended(CallResult::Failed { failure }, Vec::new())),
-            Ok(output) if self.chains.after.is_empty() && !self.statics.0.has_after() => {
+            Ok(output) if !self.has_after => {
                 let substituted = parts.substituted;
                 let result = CallResult::Completed {
                     output,
@@ -220,17 +227,15 @@ impl<T: Tool> ToolRuntime<T> {
         setup: &CallSetup<'_>,
     ) -> CallRecord<T::Output> {
         let substituted = parts.substituted;
-        let chains = &self.chains;
-        let json = chains.json_output.then(|| json(&output));
+        let json = self.json_output.then(|| json(&output));
         // The after-tool links see the arguments the call ran with.
         let intercept = InterceptContext {
             args: Some(&parts.args_json),
             ..setup.intercept
         };
         let outcome = self
-            .statics
-            .0
-            .after(chains, Viewed::new(output, json), &intercept, setup.guard)
+            .chain
+            .after(Viewed::new(output, json), &intercept, setup.guard)
             .await;
         let result = match outcome.effect {
             Effect::Deny(reason) => CallResult::Withheld { reason },
@@ -265,11 +270,7 @@ impl<T: Tool> ToolRuntime<T> {
         let mut earlier = Vec::new();
         let mut edits = 0;
         loop {
-            let mut outcome = self
-                .statics
-                .0
-                .before(&self.chains, value, &intercept, timeout)
-                .await;
+            let mut outcome = self.chain.before(value, &intercept, timeout).await;
             earlier.append(&mut outcome.decisions);
             let edit = scope.take_edit();
             let refusal = match &edit {
@@ -284,7 +285,7 @@ impl<T: Tool> ToolRuntime<T> {
                 Some(edit) => match serde_json::from_value::<T::Args>(edit.clone()) {
                     Ok(typed) => {
                         edits += 1;
-                        value = Viewed::new(typed, self.chains.json_args.then(|| edit.clone()));
+                        value = Viewed::new(typed, self.json_args.then(|| edit.clone()));
                         continue;
                     }
                     Err(error) => Some(format!(
@@ -394,11 +395,11 @@ impl<T: Tool> Finish<T> for ToolRuntime<T> {
 pub(crate) trait ErasedTool: Send + Sync {
     fn name(&self) -> &str;
     fn spec(&self) -> &ToolSpec;
-    /// Parse `arguments` (the model's JSON text), guard and run the tool, and give the outcome
+    /// Read `arguments` (once), guard and run the tool, and give the outcome
     /// as JSON, with the arguments and the output as `Value`s too as `setup.report` asks.
     fn call_json<'a>(
         &'a self,
-        arguments: &'a str,
+        arguments: Arguments<'a>,
         setup: &'a CallSetup<'a>,
     ) -> BoxFuture<'a, CallRecord<JsonOutput>>;
     /// For code skills calling the tool with typed arguments.
@@ -418,24 +419,25 @@ impl<T: Tool> ErasedTool for ToolRuntime<T> {
 
     fn call_json<'a>(
         &'a self,
-        arguments: &'a str,
+        arguments: Arguments<'a>,
         setup: &'a CallSetup<'a>,
     ) -> BoxFuture<'a, CallRecord<JsonOutput>> {
         async move {
             let report = setup.report;
-            let args = match parse_args::<T::Args>(arguments) {
-                Ok(args) => args,
-                Err(reason) => {
-                    let args = if report.args {
-                        parse_or_text(arguments)
-                    } else {
-                        Value::Null
+            let parsed = read_args::<T::Args>(arguments, self.json_args);
+            let (args, raw) = match parsed {
+                Ok(parsed) => parsed,
+                Err((error, raw)) => {
+                    let args = match (report.args, raw, arguments) {
+                        (false, ..) => Value::Null,
+                        (true, Some(raw), _) => raw,
+                        (true, None, Arguments::Json(raw)) => raw.clone(),
+                        (true, None, Arguments::Text(text)) => parse_or_text(text),
                     };
+                    let reason = args_error(&error);
                     return CallRecord::rejected(args, CallResult::Invalid { reason });
                 }
             };
-            // Dynamic interceptors and gates see what the model sent, unknown fields kept.
-            let raw = self.chains.json_args.then(|| parse_or_text(arguments));
             self.call(args, raw, setup).await.into_json(report.output).0
         }
         .boxed()
@@ -450,14 +452,62 @@ impl<T: Tool> ErasedTool for ToolRuntime<T> {
     }
 }
 
-/// Parse a model's argument text; empty text means "no arguments", as several providers send it.
-fn parse_args<A: serde::de::DeserializeOwned>(arguments: &str) -> Result<A, String> {
-    let text = if arguments.trim().is_empty() {
-        "{}"
-    } else {
-        arguments
+/// A call's arguments as the caller gave them: the model's (or an MCP client's) JSON text, or a
+/// code skill's JSON value.
+#[derive(Clone, Copy)]
+pub(crate) enum Arguments<'a> {
+    Text(&'a str),
+    Json(&'a Value),
+}
+
+/// The arguments read once: into `A` straight from the text when no dynamic link reads them
+/// (`keep_json` false), else into the JSON value those links see (unknown fields kept), which
+/// `A` is then read from. On failure, the value when it was read.
+///
+/// `A` is read from a copy of the value, not from a borrow of it: the owned value's reader is
+/// compiled for every tool anyway (an approver's edit is read that way), a borrowed one would be
+/// one more per tool, and a copy costs less than parsing the text twice.
+fn read_args<A: DeserializeOwned>(
+    arguments: Arguments<'_>,
+    keep_json: bool,
+) -> Result<(A, Option<Value>), (serde_json::Error, Option<Value>)> {
+    let raw = match arguments {
+        Arguments::Text(text) if !keep_json => {
+            return serde_json::from_str(or_empty(text))
+                .map(|args| (args, None))
+                .map_err(|error| (error, None));
+        }
+        Arguments::Text(text) => {
+            serde_json::from_str(or_empty(text)).map_err(|error| (error, None))?
+        }
+        Arguments::Json(raw) if !keep_json => {
+            return serde_json::from_value(raw.clone())
+                .map(|args| (args, None))
+                .map_err(|error| (error, None));
+        }
+        Arguments::Json(raw) => raw.clone(),
     };
-    serde_json::from_str(text).map_err(|error| error.to_string())
+    match serde_json::from_value(raw.clone()) {
+        Ok(args) => Ok((args, keep_json.then_some(raw))),
+        Err(error) => Err((error, Some(raw))),
+    }
+}
+
+/// Empty argument text means "no arguments", as several providers send it.
+fn or_empty(text: &str) -> &str {
+    if text.trim().is_empty() { "{}" } else { text }
+}
+
+/// Why arguments did not fit, worded the same whichever way they were read: a wrong or missing
+/// field is named by the error itself (its place in the text would only differ between the
+/// two ways), a text that is not JSON keeps its place.
+fn args_error(error: &serde_json::Error) -> String {
+    let text = error.to_string();
+    let place = format!(" at line {} column {}", error.line(), error.column());
+    match error.classify() {
+        Category::Data => text.strip_suffix(&place).unwrap_or(&text).to_string(),
+        _ => text,
+    }
 }
 
 /// The model's argument text as JSON when it parses, as a string otherwise.

@@ -179,15 +179,21 @@ pub trait IntoToolChain<T: Tool> {
     fn into_guard(self) -> BoxedChain<T>;
 }
 
-/// A compile-time chain with its types erased behind one call: the agent pays one indirect call
-/// per guard, not one per interceptor.
+/// A compile-time chain with its types erased, waiting for the agent's build to join it with the
+/// builder's links ([`BoxedChain::join`]); the joined chain costs the agent one indirect call per
+/// guard, not one per interceptor.
 #[doc(hidden)]
-pub struct BoxedChain<T: Tool>(pub(crate) Box<dyn ChainGuard<T>>);
+pub struct BoxedChain<T: Tool>(Box<dyn JoinChains<T>>);
 
 impl<T: Tool> BoxedChain<T> {
     /// No compile-time links: every link of the tool came from the builder.
     pub(crate) fn empty() -> Self {
-        BoxedChain(Box::new(ToolChain::<T>::new()))
+        ToolChain::<T>::new().into_guard()
+    }
+
+    /// The compile-time links followed by the builder's (`dynamic`), joined once, at build.
+    pub(crate) fn join(self, dynamic: ToolChains<T>) -> Box<dyn ChainGuard<T>> {
+        self.0.join(dynamic)
     }
 }
 
@@ -206,12 +212,34 @@ where
     }
 }
 
-/// A tool's compile-time links followed by its run-time ones, guarded by the one guard.
+/// A compile-time chain that becomes a tool's whole chain once the builder's links are known.
+trait JoinChains<T: Tool>: Send + Sync {
+    fn join(self: Box<Self>, dynamic: ToolChains<T>) -> Box<dyn ChainGuard<T>>;
+}
+
+impl<T, B, G, A> JoinChains<T> for ToolChain<T, B, G, A>
+where
+    T: Tool,
+    B: Send + Sync + 'static,
+    G: Send + Sync + 'static,
+    A: Send + Sync + 'static,
+    for<'a> &'a B: Links<'a, Viewed<T::Args>, T::Output>,
+    for<'a> &'a G: Links<'a, Viewed<T::Args>, T::Output>,
+    for<'a> &'a A: Links<'a, Viewed<T::Output>, T::Output>,
+{
+    fn join(self: Box<Self>, dynamic: ToolChains<T>) -> Box<dyn ChainGuard<T>> {
+        Box::new(Built {
+            statics: *self,
+            dynamic,
+        })
+    }
+}
+
+/// A tool's whole chain, guarded by the one guard: its compile-time links, then the builder's.
 pub(crate) trait ChainGuard<T: Tool>: Send + Sync {
     /// The before-tool interceptors, then the gates.
     fn before<'a>(
         &'a self,
-        dynamic: &'a ToolChains<T>,
         value: Viewed<T::Args>,
         ctx: &'a InterceptContext<'a>,
         options: GuardOptions,
@@ -220,17 +248,23 @@ pub(crate) trait ChainGuard<T: Tool>: Send + Sync {
     /// The after-tool interceptors.
     fn after<'a>(
         &'a self,
-        dynamic: &'a ToolChains<T>,
         value: Viewed<T::Output>,
         ctx: &'a InterceptContext<'a>,
         options: GuardOptions,
     ) -> ChainRun<'a, Viewed<T::Output>, T::Output>;
 
-    /// Whether it holds after-tool interceptors of its own.
+    /// Whether any after-tool interceptor is registered.
     fn has_after(&self) -> bool;
 }
 
-impl<T, B, G, A> ChainGuard<T> for ToolChain<T, B, G, A>
+/// The compile-time links and the builder's, side by side: each stage runs the first list, then
+/// the second, as one chain.
+struct Built<T: Tool, B, G, A> {
+    statics: ToolChain<T, B, G, A>,
+    dynamic: ToolChains<T>,
+}
+
+impl<T, B, G, A> ChainGuard<T> for Built<T, B, G, A>
 where
     T: Tool,
     B: Send + Sync + 'static,
@@ -242,14 +276,13 @@ where
 {
     fn before<'a>(
         &'a self,
-        dynamic: &'a ToolChains<T>,
         value: Viewed<T::Args>,
         ctx: &'a InterceptContext<'a>,
         options: GuardOptions,
     ) -> ChainRun<'a, Viewed<T::Args>, T::Output> {
         guard(
-            Joined(&self.before, &dynamic.before),
-            Joined(&self.gates, &dynamic.gates),
+            Joined(&self.statics.before, &self.dynamic.before),
+            Joined(&self.statics.gates, &self.dynamic.gates),
             value,
             ctx,
             options,
@@ -258,13 +291,12 @@ where
 
     fn after<'a>(
         &'a self,
-        dynamic: &'a ToolChains<T>,
         value: Viewed<T::Output>,
         ctx: &'a InterceptContext<'a>,
         options: GuardOptions,
     ) -> ChainRun<'a, Viewed<T::Output>, T::Output> {
         guard(
-            Joined(&self.after, &dynamic.after),
+            Joined(&self.statics.after, &self.dynamic.after),
             &(),
             value,
             ctx,
@@ -273,6 +305,7 @@ where
     }
 
     fn has_after(&self) -> bool {
-        !<&A as Links<'_, Viewed<T::Output>, T::Output>>::is_empty(&self.after)
+        !self.dynamic.after.is_empty()
+            || !<&A as Links<'_, Viewed<T::Output>, T::Output>>::is_empty(&self.statics.after)
     }
 }
