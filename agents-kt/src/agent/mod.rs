@@ -16,6 +16,7 @@ mod skill_context;
 pub(crate) mod step;
 mod sub_agent;
 pub(crate) mod trace;
+mod transcript;
 
 pub use builder::AgentBuilder;
 pub use session::{AgentSession, EventStream};

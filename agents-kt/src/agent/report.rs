@@ -175,12 +175,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         let mut output = None;
         match &outcome {
             ToolOutcome::Rejected { .. } => {
-                self.publish(|ids| PipelineEvent::ToolRejected {
-                    ids,
-                    call_id: call_id.to_string(),
-                    tool: tool.to_string(),
-                    reason: text.clone(),
-                });
+                self.publish(|ids| PipelineEvent::tool_rejected(ids, call_id, tool, text.clone()));
             }
             ToolOutcome::Used {
                 output: json,
@@ -192,13 +187,9 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                         notify("on_tool_use", || observer(tool, &args, &value));
                     }
                 }
-                self.publish(|ids| PipelineEvent::ToolUsed {
-                    ids,
-                    call_id: call_id.to_string(),
-                    tool: tool.to_string(),
-                    args: args.clone(),
-                    result: json.value().into_owned(),
-                    substituted: *substituted,
+                self.publish(|ids| {
+                    let result = json.value().into_owned();
+                    PipelineEvent::tool_used(ids, call_id, tool, args.clone(), result, *substituted)
                 });
                 output = json.value.clone();
             }
@@ -206,22 +197,15 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                 for observer in &observers.tool_denied {
                     notify("on_tool_denied", || observer(tool, &args, reason));
                 }
-                self.publish(|ids| PipelineEvent::ToolDenied {
-                    ids,
-                    call_id: call_id.to_string(),
-                    tool: tool.to_string(),
-                    args: args.clone(),
-                    reason: reason.clone(),
+                self.publish(|ids| {
+                    PipelineEvent::tool_denied(ids, call_id, tool, args.clone(), reason.clone())
                 });
             }
             ToolOutcome::Withheld { reason } => {
                 tracing::info!(tool, %reason, "tool result withheld");
-                self.publish(|ids| PipelineEvent::ToolResultWithheld {
-                    ids,
-                    call_id: call_id.to_string(),
-                    tool: tool.to_string(),
-                    args: args.clone(),
-                    reason: reason.clone(),
+                self.publish(|ids| {
+                    let (args, reason) = (args.clone(), reason.clone());
+                    PipelineEvent::tool_result_withheld(ids, call_id, tool, args, reason)
                 });
             }
             ToolOutcome::Failed { error } => {
@@ -229,27 +213,20 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                 for observer in &observers.tool_error {
                     notify("on_tool_error", || observer(tool, &args, error));
                 }
-                self.publish(|ids| PipelineEvent::ToolFailed {
-                    ids,
-                    call_id: call_id.to_string(),
-                    tool: tool.to_string(),
-                    args: args.clone(),
-                    error: error.clone(),
+                self.publish(|ids| {
+                    PipelineEvent::tool_failed(ids, call_id, tool, args.clone(), error.clone())
                 });
             }
         }
-        self.emit(|| AgentEvent::ToolCallFinished {
-            call_id: call_id.to_string(),
-            tool: tool.to_string(),
-            args,
-            result: match &output {
+        self.emit(|| {
+            let result = match &output {
                 Some(value) if !is_error => value.clone(),
                 _ => match outcome {
                     ToolOutcome::Used { output: json, .. } => json.value().into_owned(),
                     _ => Value::String(text.clone()),
                 },
-            },
-            is_error,
+            };
+            AgentEvent::tool_call_finished(call_id, tool, args, result, is_error)
         });
         Answer {
             text,

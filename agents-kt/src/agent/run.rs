@@ -14,6 +14,7 @@ use super::Core;
 use super::lineage::Lineage;
 use super::step::Passed;
 use super::step::Step;
+use super::transcript::Transcript;
 use crate::approval::{Channel, RunApprovals};
 use crate::budget::BudgetTracker;
 use crate::chain::panic_message;
@@ -62,7 +63,7 @@ pub(crate) struct Run<OUT> {
     history: Vec<Message>,
     /// The conversation so far, kept only for an agent that can hand off (the receiving agent
     /// continues it).
-    transcript: Mutex<Vec<Message>>,
+    kept_for_handoff: Mutex<Vec<Message>>,
     /// Where the conversation is remembered, when the run continues one.
     memory: Option<crate::memory::Remembered>,
 }
@@ -135,7 +136,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             lineage: caller.lineage,
             ended: OnceLock::new(),
             history: caller.history,
-            transcript: Mutex::new(Vec::new()),
+            kept_for_handoff: Mutex::new(Vec::new()),
             memory: caller.memory,
         }
     }
@@ -151,47 +152,6 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
     /// it.
     pub(crate) fn ended(&self) -> Option<&AgentError> {
         self.ended.get()
-    }
-
-    /// Keep the conversation so far, for a handoff's receiving agent.
-    pub(crate) fn keep_transcript(&self, messages: &[Message]) {
-        let conversation = messages
-            .iter()
-            .filter(|message| message.role != crate::Role::System)
-            .cloned()
-            .collect();
-        *self.transcript.lock().unwrap_or_else(|p| p.into_inner()) = conversation;
-    }
-
-    /// The answer of the first transfer among `assistant`'s calls that came back unrefused: the
-    /// receiving agent's output (or a substitute standing in for it) as it passed this run's
-    /// after-tool chain, to be read like a final answer. `None`: every transfer was denied,
-    /// failed or withheld, and the conversation goes on here.
-    fn handed_off<'a>(&self, assistant: &Message, answers: &'a [Message]) -> Option<&'a str> {
-        assistant
-            .tool_calls
-            .iter()
-            .zip(answers)
-            .find(|(call, answer)| {
-                self.core
-                    .handoffs
-                    .iter()
-                    .any(|handoff| **handoff == *call.name)
-                    && !answer.is_error
-            })
-            .map(|(_, answer)| answer.content.as_str())
-    }
-
-    /// Store a turn's messages (built only when the run remembers), with whatever the run
-    /// recorded before them.
-    async fn remember(&self, turn: impl FnOnce() -> Vec<Message>) -> Result<(), AgentError> {
-        match self.memory() {
-            Some(memory) => {
-                memory.record(turn());
-                memory.flush().await
-            }
-            None => Ok(()),
-        }
     }
 
     /// Where the conversation is remembered, when the run continues one.
@@ -544,25 +504,16 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
     where
         OUT: serde::de::DeserializeOwned,
     {
-        let mut messages = Vec::new();
+        let transcript =
+            Transcript::new(self.memory(), &self.core.handoffs, &self.kept_for_handoff);
+        let mut prelude = Vec::new();
         if let Some(prompt) = &self.core.system_prompt {
-            messages.push(Message::system(prompt.clone()));
+            prelude.push(Message::system(prompt.clone()));
         }
         if let Some(instructions) = instructions {
-            messages.push(Message::system(instructions));
+            prelude.push(Message::system(instructions));
         }
-        match self.memory() {
-            Some(memory) => {
-                messages.extend(memory.load().await?);
-                let user = Message::user(input);
-                memory.record([user.clone()]);
-                messages.push(user);
-            }
-            None => {
-                messages.extend(self.history.iter().cloned());
-                messages.push(Message::user(input));
-            }
-        }
+        let messages = transcript.opening(prelude, &self.history, input).await?;
         let mut request = ChatRequest {
             messages,
             tools: allowed
@@ -579,8 +530,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                 Turn::Answered(response) => response,
             };
             if response.tool_calls.is_empty() {
-                self.remember(|| vec![Message::assistant(response.content.clone(), Vec::new())])
-                    .await?;
+                transcript.answered(&response.content).await?;
                 let (raw, reason) = match self.core.output.parse(response.content) {
                     Ok(output) => return Ok(output),
                     Err(AgentError::Output { raw, reason, .. })
@@ -594,41 +544,22 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                 repairs += 1;
                 tracing::warn!(repair = repairs, %reason, "the final answer does not fit the output type; asking the model to repair it");
                 let repair = self.core.output.repair_request(&reason);
-                request.messages.push(Message::assistant(raw, Vec::new()));
-                let repair = Message::user(repair);
-                if let Some(memory) = self.memory() {
-                    memory.record([repair.clone()]);
-                }
-                request.messages.push(repair);
+                transcript.repair(&mut request.messages, raw, repair);
                 continue;
             }
             // The calls move into the history once; the answers follow them in call order.
             let assistant = Message::assistant(response.content, response.tool_calls);
-            let hands_off = assistant.tool_calls.iter().any(|call| {
-                self.core
-                    .handoffs
-                    .iter()
-                    .any(|handoff| **handoff == *call.name)
-            });
-            if hands_off {
-                // The receiving agent continues this conversation.
-                self.keep_transcript(&request.messages);
-            }
+            // The receiving agent of a handoff continues this conversation.
+            let hands_off = transcript.hands_off(&assistant, &request.messages);
             let answers = self
                 .dispatch_all(skill, allowed, &assistant.tool_calls)
                 .await?;
             // A handoff's output is the run's answer: remembered as the assistant's last word.
             let handed_off = match hands_off {
-                true => self.handed_off(&assistant, &answers),
+                true => transcript.handed_off(&assistant, &answers),
                 false => None,
             };
-            self.remember(|| {
-                let mut turn = vec![assistant.clone()];
-                turn.extend(answers.iter().cloned());
-                turn.extend(handed_off.map(|output| Message::assistant(output, Vec::new())));
-                turn
-            })
-            .await?;
+            transcript.turn(&assistant, &answers, handed_off).await?;
             if let Some(output) = handed_off {
                 return self.core.output.parse(output.to_string());
             }
@@ -705,7 +636,7 @@ impl<OUT: Clone + Send + 'static> ParentRun for Run<OUT> {
     }
 
     fn conversation(&self) -> Vec<Message> {
-        self.transcript
+        self.kept_for_handoff
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone()
