@@ -1,0 +1,182 @@
+//! A link of a chain known at run time, and the options a chain and a guard run with.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::gate::GateInChain;
+use crate::{DecisionStage, Gate, Interceptor};
+
+/// One interceptor of a chain, with the name it is reported by.
+///
+/// ```
+/// use std::sync::Arc;
+/// use agents_kt::chain::Link;
+/// use agents_kt::{Decision, FnInterceptor, Interceptor};
+/// let shout = FnInterceptor::<_, u32, _>::new(|v: &u32| Decision::<u32, ()>::ProceedWith(v * 2));
+/// let link: Link<u32, ()> = Link::new(Arc::new(shout)).named("double");
+/// assert_eq!(link.name(), Some("double"));
+/// ```
+pub struct Link<T, R> {
+    pub(super) interceptor: Arc<dyn Interceptor<T, R>>,
+    name: Option<Arc<str>>,
+}
+
+impl<T, R> Link<T, R> {
+    /// An unnamed link: it is reported as `#<index>`.
+    pub fn new(interceptor: Arc<dyn Interceptor<T, R>>) -> Self {
+        Link {
+            interceptor,
+            name: None,
+        }
+    }
+
+    /// The link reported by `name`.
+    pub fn named(mut self, name: impl Into<Arc<str>>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// The link reported by `name` when there is one (a registered function's own name).
+    pub(crate) fn maybe_named(self, name: Option<Arc<str>>) -> Self {
+        match name {
+            Some(name) => self.named(name),
+            None => self,
+        }
+    }
+
+    /// A gate, as a link that only proceeds or denies (for [`guard`]'s `gates`).
+    pub fn gate(gate: Arc<dyn Gate<T>>) -> Self
+    where
+        T: 'static,
+    {
+        Link::new(Arc::new(GateInChain(gate)))
+    }
+
+    /// The name given, if any.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+}
+
+impl<T, R> Clone for Link<T, R> {
+    fn clone(&self) -> Self {
+        Link {
+            interceptor: Arc::clone(&self.interceptor),
+            name: self.name.clone(),
+        }
+    }
+}
+
+/// Told of a link that proceeded (its index and name): a `Proceed` is not a decision and is not
+/// recorded, but a gate's `Allow` is a verdict a trace may want to show.
+pub type AllowReport = fn(index: usize, name: Option<&str>);
+
+/// How a chain is run: which stage it is, how long an undecided interceptor may take, and whom
+/// to tell of a `Proceed`.
+///
+/// ```
+/// use std::time::Duration;
+/// use agents_kt::{DecisionStage, chain::ChainOptions};
+/// let options = ChainOptions::default()
+///     .stage(DecisionStage::Gate)
+///     .timeout(Duration::from_secs(5));
+/// assert_eq!(options.timeout, Some(Duration::from_secs(5)));
+/// ```
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct ChainOptions {
+    /// Interceptors or gates.
+    pub stage: DecisionStage,
+    /// An interceptor whose future has not decided by then denies (`None`: no limit).
+    pub timeout: Option<Duration>,
+    /// Called for every link that proceeds (`None`: nobody is told).
+    pub on_allow: Option<AllowReport>,
+}
+
+impl ChainOptions {
+    /// Run the links as interceptors or as gates (how their decisions are reported).
+    ///
+    /// ```
+    /// use agents_kt::{DecisionStage, chain::ChainOptions};
+    /// assert_eq!(ChainOptions::default().stage(DecisionStage::Gate).stage, DecisionStage::Gate);
+    /// ```
+    pub fn stage(mut self, stage: DecisionStage) -> Self {
+        self.stage = stage;
+        self
+    }
+
+    /// A link whose future has not decided after `timeout` denies.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let o = agents_kt::chain::ChainOptions::default().timeout(Duration::from_millis(50));
+    /// assert_eq!(o.timeout, Some(Duration::from_millis(50)));
+    /// ```
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Tell `report` of every link that proceeds.
+    ///
+    /// ```
+    /// fn traced(index: usize, name: Option<&str>) { println!("{index} {name:?} proceeded"); }
+    /// let o = agents_kt::chain::ChainOptions::default().on_allow(traced);
+    /// assert!(o.on_allow.is_some());
+    /// ```
+    pub fn on_allow(mut self, report: AllowReport) -> Self {
+        self.on_allow = Some(report);
+        self
+    }
+}
+
+impl Default for ChainOptions {
+    fn default() -> Self {
+        ChainOptions {
+            stage: DecisionStage::Interceptor,
+            timeout: None,
+            on_allow: None,
+        }
+    }
+}
+
+/// How [`guard`] runs: how long an undecided interceptor or gate may take, and whom to tell of a
+/// gate's `Allow`. A [`Duration`] converts into options with that timeout and no report.
+///
+/// ```
+/// use std::time::Duration;
+/// use agents_kt::chain::GuardOptions;
+/// fn traced(index: usize, name: Option<&str>) { println!("gate {index} {name:?} allowed"); }
+/// let options = GuardOptions::new(Duration::from_secs(60)).on_gate_allow(traced);
+/// assert_eq!(options.timeout, Duration::from_secs(60));
+/// ```
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct GuardOptions {
+    /// An interceptor or gate that has not decided by then denies.
+    pub timeout: Duration,
+    /// Called for every gate that allows.
+    pub gate_allowed: Option<AllowReport>,
+}
+
+impl GuardOptions {
+    /// `timeout` for each interceptor and gate; no report of allows.
+    pub fn new(timeout: Duration) -> Self {
+        GuardOptions {
+            timeout,
+            gate_allowed: None,
+        }
+    }
+
+    /// Tell `report` of every gate that allows.
+    pub fn on_gate_allow(mut self, report: AllowReport) -> Self {
+        self.gate_allowed = Some(report);
+        self
+    }
+}
+
+impl From<Duration> for GuardOptions {
+    fn from(timeout: Duration) -> Self {
+        GuardOptions::new(timeout)
+    }
+}
