@@ -1,18 +1,14 @@
 //! Configuring an agent: model, tools, skills, interceptors, observers, budget.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
 
 use serde_json::Value;
 
-use super::SkillKind;
-use super::output::OutputFormat;
-use super::{Agent, AgentInner, AgentInput, AgentOutput, Core, Selector};
+use super::{Agent, AgentInput, AgentOutput, PointLinks, Selector};
 use crate::chain::Link;
 use crate::chain::interceptor::name_of;
-use crate::observers::{Observers, PipelineHub};
+use crate::observers::Observers;
 use crate::tool::IntoToolChain;
 use crate::tool::registry::{self, Registration, ToolEntry};
 use crate::{
@@ -31,7 +27,8 @@ enum Registered {
     Tool,
 }
 
-/// Configures an [`Agent`]; finish with [`AgentBuilder::build`].
+/// Configures an [`Agent`]; finish with [`AgentBuilder::build`] (in `build.rs`: checking the
+/// configuration and assembling the agent).
 ///
 /// Interceptors run in registration order; typed tool interceptors and dynamic ones share one
 /// order. Gates run after the interceptors of their point, on the final value, and any gate's
@@ -55,30 +52,27 @@ enum Registered {
 /// assert_eq!(agent.name(), "assistant");
 /// ```
 pub struct AgentBuilder<IN, OUT> {
-    name: String,
-    model: Option<Arc<dyn ModelClient>>,
-    system_prompt: Option<String>,
-    budget: Budget,
+    pub(super) name: String,
+    pub(super) model: Option<Arc<dyn ModelClient>>,
+    pub(super) system_prompt: Option<String>,
+    pub(super) budget: Budget,
     /// Each tool's name, where it came from (for a clash), and how to build it.
-    tools: Vec<Registration>,
-    tool_links: Vec<ToolEntry>,
-    skills: Vec<Skill<IN, OUT>>,
-    selector: Option<Selector<IN>>,
-    skill_chain: Vec<Link<String, OUT>>,
-    skill_gates: Vec<Link<String, OUT>>,
-    turn_chain: Vec<Link<Vec<Message>, OUT>>,
-    turn_gates: Vec<Link<Vec<Message>, OUT>>,
+    pub(super) tools: Vec<Registration>,
+    pub(super) tool_links: Vec<ToolEntry>,
+    pub(super) skills: Vec<Skill<IN, OUT>>,
+    pub(super) selector: Option<Selector<IN>>,
+    pub(super) links: PointLinks<OUT>,
     last: Option<Registered>,
-    tool_concurrency: usize,
-    observers: Observers,
-    errors: Vec<BuildError>,
-    approval_desk: Option<crate::ApprovalDesk>,
+    pub(super) tool_concurrency: usize,
+    pub(super) observers: Observers,
+    pub(super) errors: Vec<BuildError>,
+    pub(super) approval_desk: Option<crate::ApprovalDesk>,
     /// The tools that hand the conversation over (`transfer_to_<name>`).
-    handoffs: Vec<Arc<str>>,
-    model_chooses: bool,
-    capture_content: Option<bool>,
+    pub(super) handoffs: Vec<Arc<str>>,
+    pub(super) model_chooses: bool,
+    pub(super) capture_content: Option<bool>,
     #[cfg(feature = "otel")]
-    meter: Option<opentelemetry::metrics::Meter>,
+    pub(super) meter: Option<opentelemetry::metrics::Meter>,
 }
 
 impl<IN, OUT> fmt::Debug for AgentBuilder<IN, OUT> {
@@ -106,10 +100,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             tool_links: Vec::new(),
             skills: Vec::new(),
             selector: None,
-            skill_chain: Vec::new(),
-            skill_gates: Vec::new(),
-            turn_chain: Vec::new(),
-            turn_gates: Vec::new(),
+            links: PointLinks::default(),
             last: None,
             approval_desk: None,
             handoffs: Vec::new(),
@@ -339,7 +330,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
         mut self,
         interceptor: impl IntoInterceptor<String, OUT, str, M>,
     ) -> Self {
-        self.skill_chain.push(named_link(interceptor));
+        self.links.skill_chain.push(named_link(interceptor));
         self.registered(Registered::Skill)
     }
 
@@ -352,7 +343,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
         mut self,
         interceptor: impl IntoInterceptor<Vec<Message>, OUT, [Message], M>,
     ) -> Self {
-        self.turn_chain.push(named_link(interceptor));
+        self.links.turn_chain.push(named_link(interceptor));
         self.registered(Registered::Turn)
     }
 
@@ -413,13 +404,13 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
     /// gate's `Verdict::Deny` fails the run exactly as an interceptor's `Deny`, whatever the
     /// interceptors decided (unless one substituted: then no skill runs to guard).
     pub fn gate_skill<M>(mut self, gate: impl IntoGate<String, str, M>) -> Self {
-        self.skill_gates.push(named_gate(gate));
+        self.links.skill_gates.push(named_gate(gate));
         self.registered(Registered::SkillGate)
     }
 
     /// A gate on every model call: after the turn interceptors, on the final messages.
     pub fn gate_turn<M>(mut self, gate: impl IntoGate<Vec<Message>, [Message], M>) -> Self {
-        self.turn_gates.push(named_gate(gate));
+        self.links.turn_gates.push(named_gate(gate));
         self.registered(Registered::TurnGate)
     }
 
@@ -511,10 +502,10 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
     pub fn named(mut self, name: impl Into<String>) -> Self {
         let name: Arc<str> = Arc::from(name.into());
         match self.last {
-            Some(Registered::Skill) => rename(&mut self.skill_chain, name),
-            Some(Registered::SkillGate) => rename(&mut self.skill_gates, name),
-            Some(Registered::Turn) => rename(&mut self.turn_chain, name),
-            Some(Registered::TurnGate) => rename(&mut self.turn_gates, name),
+            Some(Registered::Skill) => rename(&mut self.links.skill_chain, name),
+            Some(Registered::SkillGate) => rename(&mut self.links.skill_gates, name),
+            Some(Registered::Turn) => rename(&mut self.links.turn_chain, name),
+            Some(Registered::TurnGate) => rename(&mut self.links.turn_gates, name),
             Some(Registered::Tool) => {
                 if let Some(entry) = self.tool_links.last_mut() {
                     entry.rename(name);
@@ -603,152 +594,6 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
     ) -> Self {
         self.observers.decision.push(Arc::new(observer));
         self
-    }
-
-    /// Check the configuration and build the agent.
-    /// Check the configuration and build the agent. Every problem found is reported: one as
-    /// itself, several as [`BuildError::Several`].
-    pub fn build(self) -> Result<Agent<IN, OUT>, BuildError> {
-        let mut errors = self.errors;
-        let mut tools = Vec::with_capacity(self.tools.len());
-        let mut tools_by_name = HashMap::new();
-        let mut sources: HashMap<Arc<str>, String> = HashMap::new();
-        for Registration {
-            name,
-            source,
-            pending,
-        } in self.tools
-        {
-            if let Some(first) = sources.get(&name) {
-                errors.push(BuildError::DuplicateTool {
-                    name: name.to_string(),
-                    first: first.clone(),
-                    second: source,
-                });
-                continue;
-            }
-            sources.insert(Arc::clone(&name), source);
-            match pending(&self.tool_links) {
-                Ok(tool) => {
-                    tools_by_name.insert(name, tools.len());
-                    tools.push(tool);
-                }
-                Err(error) => errors.push(error),
-            }
-        }
-        for entry in &self.tool_links {
-            if let Some(tool) = entry.typed_for()
-                && !tools_by_name.contains_key(tool)
-                && !errors
-                    .iter()
-                    .any(|e| matches!(e, BuildError::ArgsNotObject { tool: t, .. } if t == tool))
-            {
-                errors.push(BuildError::InterceptorForUnknownTool {
-                    tool: tool.to_string(),
-                });
-            }
-        }
-        let mut skills = self.skills;
-        if skills.is_empty() {
-            let every_tool: Vec<&str> = tools.iter().map(|tool| tool.name()).collect();
-            skills.push(Skill::agentic("default").tool_names(every_tool));
-        }
-        check_skills(&skills, &tools_by_name, self.model.is_some(), &mut errors);
-        if self.model_chooses && self.model.is_none() {
-            errors.push(BuildError::NoModel {
-                skill: "<the model's choice of skill>".to_string(),
-            });
-        }
-        if skills.len() > 1 && self.selector.is_none() && !self.model_chooses {
-            errors.push(BuildError::NoSelector {
-                skills: skills
-                    .iter()
-                    .map(|skill| skill.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            });
-        }
-        if let Some(error) = BuildError::all(errors) {
-            return Err(error);
-        }
-        let (any_tool_chain, any_tool_gates) = registry::any_tool_links(&self.tool_links);
-        let model_info = self.model.as_ref().map(|model| model.info());
-        #[cfg(feature = "otel")]
-        let metrics = crate::telemetry::GenAiMetrics::new(
-            &self.meter.unwrap_or_else(crate::telemetry::global_meter),
-            model_info.as_ref(),
-        );
-        let core = Core {
-            name: self.name,
-            model: self.model,
-            model_info,
-            capture_content: self
-                .capture_content
-                .unwrap_or_else(super::trace::capture_content_from_env),
-            #[cfg(feature = "otel")]
-            metrics,
-            system_prompt: self.system_prompt,
-            tools,
-            tools_by_name,
-            turn_chain: self.turn_chain,
-            turn_gates: self.turn_gates,
-            any_tool_chain,
-            any_tool_gates,
-            observers: self.observers,
-            hub: PipelineHub::default(),
-            budget: self.budget,
-            tool_concurrency: self.tool_concurrency,
-            output: OutputFormat::of::<OUT>(),
-            runs: AtomicU64::new(0),
-            calls: AtomicU64::new(0),
-            approval_desk: self.approval_desk,
-            handoffs: self.handoffs,
-        };
-        Ok(Agent {
-            inner: Arc::new(AgentInner {
-                core: Arc::new(core),
-                skills,
-                selector: self.selector,
-                model_chooses: self.model_chooses,
-                skill_chain: self.skill_chain,
-                skill_gates: self.skill_gates,
-            }),
-        })
-    }
-}
-
-/// Skill names are unique, allow-lists name registered tools, and agentic skills have a model.
-fn check_skills<IN, OUT>(
-    skills: &[Skill<IN, OUT>],
-    tools: &HashMap<Arc<str>, usize>,
-    has_model: bool,
-    errors: &mut Vec<BuildError>,
-) {
-    for (position, skill) in skills.iter().enumerate() {
-        if skills[..position]
-            .iter()
-            .any(|earlier| earlier.name == skill.name)
-        {
-            errors.push(BuildError::DuplicateSkill {
-                name: skill.name.clone(),
-            });
-        }
-        if let SkillKind::Agentic { tools: allowed, .. } = &skill.kind {
-            if !has_model {
-                errors.push(BuildError::NoModel {
-                    skill: skill.name.clone(),
-                });
-            }
-            for missing in allowed
-                .iter()
-                .filter(|name| !tools.contains_key(name.as_str()))
-            {
-                errors.push(BuildError::UnknownAllowedTool {
-                    skill: skill.name.clone(),
-                    tool: missing.clone(),
-                });
-            }
-        }
     }
 }
 

@@ -1,5 +1,6 @@
 //! The agent: skills over a model and tools, every step guarded by interceptor chains.
 
+mod build;
 mod builder;
 mod choose_skill;
 mod conversation;
@@ -86,8 +87,8 @@ pub(crate) struct Core<OUT> {
     system_prompt: Option<String>,
     tools: Vec<Arc<dyn ErasedTool>>,
     tools_by_name: HashMap<Arc<str>, usize>,
-    turn_chain: Vec<Link<Vec<Message>, OUT>>,
-    turn_gates: Vec<Link<Vec<Message>, OUT>>,
+    /// The interceptors and gates of the skill and turn points.
+    links: PointLinks<OUT>,
     /// The dynamic tool interceptors and gates alone, for an MCP call of an exposed skill (which
     /// the seed puts behind the tool chain too).
     #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
@@ -145,8 +146,27 @@ struct AgentInner<IN, OUT> {
     selector: Option<Selector<IN>>,
     /// Whether the model chooses the skill (when no selector does).
     model_chooses: bool,
+}
+
+/// The interceptors and gates of every point an agent guards besides its tools' (those live with
+/// each tool's runtime), in registration order: what the builder collects and the agent holds.
+/// A new interception point adds its two lists here.
+pub(crate) struct PointLinks<OUT> {
     skill_chain: Vec<Link<String, OUT>>,
     skill_gates: Vec<Link<String, OUT>>,
+    turn_chain: Vec<Link<Vec<Message>, OUT>>,
+    turn_gates: Vec<Link<Vec<Message>, OUT>>,
+}
+
+impl<OUT> Default for PointLinks<OUT> {
+    fn default() -> Self {
+        PointLinks {
+            skill_chain: Vec::new(),
+            skill_gates: Vec::new(),
+            turn_chain: Vec::new(),
+            turn_gates: Vec::new(),
+        }
+    }
 }
 
 /// A typed agent: `IN` goes in, `OUT` comes out, and every skill, model turn and tool call on the
@@ -542,7 +562,8 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         };
         self.skill(&requested)?;
         let ctx = run.intercept_context(Some(&requested), None);
-        let links = (&inner.skill_chain[..], &inner.skill_gates[..]);
+        let links = &inner.core.links;
+        let links = (&links.skill_chain[..], &links.skill_gates[..]);
         let chosen = match run
             .pass(
                 InterceptionPoint::Skill,

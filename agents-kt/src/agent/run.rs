@@ -322,7 +322,10 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         let span = super::trace::chat(self.core.model_info.as_ref(), &self.ids, turn);
         async {
             let ctx = self.intercept_context(None, None);
-            let links = (&self.core.turn_chain[..], &self.core.turn_gates[..]);
+            let links = (
+                &self.core.links.turn_chain[..],
+                &self.core.links.turn_gates[..],
+            );
             let messages = std::mem::take(&mut request.messages);
             let passed = self
                 .pass(InterceptionPoint::Turn, links, messages, &ctx, |_| {

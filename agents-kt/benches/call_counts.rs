@@ -1,0 +1,134 @@
+//! Instruction counts, not times: `valgrind --tool=callgrind` runs this driver twice per path
+//! with different call counts, and the difference divided by the difference in calls is the
+//! path's instructions per call (set-up cancels out). Counts do not move with the machine's load,
+//! so they judge changes that times on a noisy 2-core VM cannot (BENCHMARKS.md). The paths are the
+//! interception bench's rows, plus an agent loop whose tools are watched by a JSON interceptor.
+//!
+//! `scripts/call-counts.sh` builds and runs it; by hand:
+//! `cargo bench -p agents-kt --bench call_counts -- PATH CALLS` (PATH as in `PATHS` below).
+
+use std::hint::black_box;
+
+use agents_kt::__private::TypedCall;
+use agents_kt::prelude::*;
+use agents_kt::{IntoToolChain, ToolChain};
+use futures::FutureExt;
+use serde_json::{Value, json};
+
+#[path = "support/weather.rs"]
+mod weather;
+use weather::{GetWeather, TURNS, WeatherArgs, check, interceptors, loop_script};
+
+/// Every path this driver can count, in the order `scripts/call-counts.sh` reports them.
+const PATHS: [&str; 7] = [
+    "typed_0",
+    "typed_8",
+    "typed_8_compile_time",
+    "json_8",
+    "json_8_compile_time",
+    "loop_50_turns",
+    "loop_50_turns_json_interceptor",
+];
+
+fn args() -> WeatherArgs {
+    WeatherArgs {
+        city: "Reykjavík".into(),
+        days: 3,
+    }
+}
+
+fn eight_checks() -> impl IntoToolChain<GetWeather> {
+    let chain = ToolChain::<GetWeather>::new();
+    let chain = chain
+        .before(check)
+        .before(check)
+        .before(check)
+        .before(check);
+    chain
+        .before(check)
+        .before(check)
+        .before(check)
+        .before(check)
+}
+
+/// Poll `future` once: every measured tool call completes on its first poll.
+fn once<F: std::future::Future>(future: F) -> F::Output {
+    match future.now_or_never() {
+        Some(output) => output,
+        None => panic!("the counted path completes on its first poll"),
+    }
+}
+
+fn agent(json_interceptor: bool) -> Agent<String, String> {
+    let builder = Agent::builder("bench")
+        .model(loop_script())
+        .tool(GetWeather);
+    let builder = match json_interceptor {
+        true => builder.on_before_tool_call(|_: &str, _: &Value| Decision::Proceed),
+        false => builder,
+    };
+    let budget = Budget::default()
+        .max_turns(TURNS as u32)
+        .max_tool_calls(2 * TURNS as u32);
+    match builder.budget(budget).build() {
+        Ok(agent) => agent,
+        Err(error) => panic!("the bench agent builds: {error}"),
+    }
+}
+
+fn main() {
+    let mut argv = std::env::args().skip(1).filter(|arg| arg != "--bench");
+    let (path, calls) = match (argv.next(), argv.next().map(|n| n.parse::<usize>())) {
+        (Some(path), Some(Ok(calls))) if PATHS.contains(&path.as_str()) => (path, calls),
+        // `cargo bench` with no arguments (CI type-checks, a plain run): nothing to count.
+        _ => {
+            eprintln!("usage: call_counts PATH CALLS, PATH one of {PATHS:?}");
+            return;
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => panic!("a runtime: {error}"),
+    };
+    let _entered = runtime.enter();
+    let ctx = ToolContext::detached("bench");
+    let text = json!({"city": "Reykjavík", "days": 3}).to_string();
+    match path.as_str() {
+        "typed_0" | "typed_8" => {
+            let n = if path == "typed_0" { 0 } else { 8 };
+            let call = TypedCall::new(GetWeather, interceptors(n));
+            for _ in 0..calls {
+                black_box(once(call.call(black_box(args()), &ctx)));
+            }
+        }
+        "typed_8_compile_time" => {
+            let call = TypedCall::with_chain(GetWeather, eight_checks());
+            for _ in 0..calls {
+                black_box(once(call.call(black_box(args()), &ctx)));
+            }
+        }
+        "json_8" => {
+            let call = TypedCall::new(GetWeather, interceptors(8));
+            for _ in 0..calls {
+                black_box(once(call.call_json(black_box(&text), &ctx)));
+            }
+        }
+        "json_8_compile_time" => {
+            let call = TypedCall::with_chain(GetWeather, eight_checks());
+            for _ in 0..calls {
+                black_box(once(call.call_json(black_box(&text), &ctx)));
+            }
+        }
+        loop_path => {
+            let json_interceptor = loop_path == "loop_50_turns_json_interceptor";
+            for _ in 0..calls {
+                let agent = agent(json_interceptor);
+                let output = runtime.block_on(agent.run("weather".into()));
+                black_box(output.is_ok());
+            }
+        }
+    }
+}

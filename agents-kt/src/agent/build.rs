@@ -1,0 +1,156 @@
+//! Building an agent: every registration checked (each problem reported), each tool's runtime
+//! assembled with its links, and the agent's core put together.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
+use super::output::OutputFormat;
+use super::{Agent, AgentBuilder, AgentInner, AgentInput, AgentOutput, Core, SkillKind};
+use crate::observers::PipelineHub;
+use crate::tool::registry::{self, Registration};
+use crate::{BuildError, Skill};
+
+impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
+    /// Check the configuration and build the agent. Every problem found is reported: one as
+    /// itself, several as [`BuildError::Several`].
+    pub fn build(self) -> Result<Agent<IN, OUT>, BuildError> {
+        let mut errors = self.errors;
+        let mut tools = Vec::with_capacity(self.tools.len());
+        let mut tools_by_name = HashMap::new();
+        let mut sources: HashMap<Arc<str>, String> = HashMap::new();
+        for Registration {
+            name,
+            source,
+            pending,
+        } in self.tools
+        {
+            if let Some(first) = sources.get(&name) {
+                errors.push(BuildError::DuplicateTool {
+                    name: name.to_string(),
+                    first: first.clone(),
+                    second: source,
+                });
+                continue;
+            }
+            sources.insert(Arc::clone(&name), source);
+            match pending(&self.tool_links) {
+                Ok(tool) => {
+                    tools_by_name.insert(name, tools.len());
+                    tools.push(tool);
+                }
+                Err(error) => errors.push(error),
+            }
+        }
+        for entry in &self.tool_links {
+            if let Some(tool) = entry.typed_for()
+                && !tools_by_name.contains_key(tool)
+                && !errors
+                    .iter()
+                    .any(|e| matches!(e, BuildError::ArgsNotObject { tool: t, .. } if t == tool))
+            {
+                errors.push(BuildError::InterceptorForUnknownTool {
+                    tool: tool.to_string(),
+                });
+            }
+        }
+        let mut skills = self.skills;
+        if skills.is_empty() {
+            let every_tool: Vec<&str> = tools.iter().map(|tool| tool.name()).collect();
+            skills.push(Skill::agentic("default").tool_names(every_tool));
+        }
+        check_skills(&skills, &tools_by_name, self.model.is_some(), &mut errors);
+        if self.model_chooses && self.model.is_none() {
+            errors.push(BuildError::NoModel {
+                skill: "<the model's choice of skill>".to_string(),
+            });
+        }
+        if skills.len() > 1 && self.selector.is_none() && !self.model_chooses {
+            errors.push(BuildError::NoSelector {
+                skills: skills
+                    .iter()
+                    .map(|skill| skill.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        }
+        if let Some(error) = BuildError::all(errors) {
+            return Err(error);
+        }
+        let (any_tool_chain, any_tool_gates) = registry::any_tool_links(&self.tool_links);
+        let model_info = self.model.as_ref().map(|model| model.info());
+        #[cfg(feature = "otel")]
+        let metrics = crate::telemetry::GenAiMetrics::new(
+            &self.meter.unwrap_or_else(crate::telemetry::global_meter),
+            model_info.as_ref(),
+        );
+        let core = Core {
+            name: self.name,
+            model: self.model,
+            model_info,
+            capture_content: self
+                .capture_content
+                .unwrap_or_else(super::trace::capture_content_from_env),
+            #[cfg(feature = "otel")]
+            metrics,
+            system_prompt: self.system_prompt,
+            tools,
+            tools_by_name,
+            links: self.links,
+            any_tool_chain,
+            any_tool_gates,
+            observers: self.observers,
+            hub: PipelineHub::default(),
+            budget: self.budget,
+            tool_concurrency: self.tool_concurrency,
+            output: OutputFormat::of::<OUT>(),
+            runs: AtomicU64::new(0),
+            calls: AtomicU64::new(0),
+            approval_desk: self.approval_desk,
+            handoffs: self.handoffs,
+        };
+        Ok(Agent {
+            inner: Arc::new(AgentInner {
+                core: Arc::new(core),
+                skills,
+                selector: self.selector,
+                model_chooses: self.model_chooses,
+            }),
+        })
+    }
+}
+
+/// Skill names are unique, allow-lists name registered tools, and agentic skills have a model.
+fn check_skills<IN, OUT>(
+    skills: &[Skill<IN, OUT>],
+    tools: &HashMap<Arc<str>, usize>,
+    has_model: bool,
+    errors: &mut Vec<BuildError>,
+) {
+    for (position, skill) in skills.iter().enumerate() {
+        if skills[..position]
+            .iter()
+            .any(|earlier| earlier.name == skill.name)
+        {
+            errors.push(BuildError::DuplicateSkill {
+                name: skill.name.clone(),
+            });
+        }
+        if let SkillKind::Agentic { tools: allowed, .. } = &skill.kind {
+            if !has_model {
+                errors.push(BuildError::NoModel {
+                    skill: skill.name.clone(),
+                });
+            }
+            for missing in allowed
+                .iter()
+                .filter(|name| !tools.contains_key(name.as_str()))
+            {
+                errors.push(BuildError::UnknownAllowedTool {
+                    skill: skill.name.clone(),
+                    tool: missing.clone(),
+                });
+            }
+        }
+    }
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Instructions per call of the interception paths, counted by valgrind's callgrind (valgrind is on
+# every machine of this project's kind; Debian's package otherwise). Each path runs twice, with
+# LOW and HIGH calls; (instructions(HIGH) - instructions(LOW)) / (HIGH - LOW) is one call's count,
+# set-up cancelled. Counts do not move with the machine's load: they judge a change where the
+# times of a noisy VM cannot (BENCHMARKS.md).
+#
+# Usage: scripts/call-counts.sh [TARGET_DIR]   (default: the cache's bench target)
+# To compare two commits, run it in a checkout of each with the same TARGET_DIR; a commit older
+# than the driver needs agents-kt/benches/call_counts.rs and its [[bench]] entry copied in.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+target="${1:-${AGENTS_KT_CACHE:-$HOME/.cache/agents-kt}/bench-target}"
+command -v valgrind >/dev/null || { echo "[call-counts] needs valgrind" >&2; exit 1; }
+CARGO_TARGET_DIR="$target" cargo bench -p agents-kt --bench call_counts --no-run \
+  --message-format=json 2>/dev/null >"$target/call_counts.json"
+driver="$(python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "call_counts" and m.get("executable"):
+        print(m["executable"])
+' "$target/call_counts.json" | tail -1)"
+[ -x "$driver" ] || { echo "[call-counts] the driver did not build" >&2; exit 1; }
+
+count() { # PATH CALLS -> total instructions
+  local out
+  out="$(mktemp)"
+  valgrind --tool=callgrind --callgrind-out-file="$out" "$driver" "$1" "$2" >/dev/null 2>&1
+  awk '/^summary:/ {print $2}' "$out"
+  rm -f "$out"
+}
+
+printf '%-34s %14s\n' "path" "instr/call"
+for path in typed_0 typed_8 typed_8_compile_time json_8 json_8_compile_time \
+  loop_50_turns loop_50_turns_json_interceptor; do
+  case "$path" in
+    loop_*) low=4 high=12 ;;
+    *) low=10000 high=40000 ;;
+  esac
+  a="$(count "$path" "$low")"
+  b="$(count "$path" "$high")"
+  printf '%-34s %14s\n' "$path" "$(( (b - a) / (high - low) ))"
+done
