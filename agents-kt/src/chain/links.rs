@@ -48,6 +48,7 @@ pub trait Links<'a, T, R>: Copy + Send + 'a {
     /// the first one that awaits is returned with its number, for the runner to finish the chain
     /// in a future. A compile-time list overrides this to recurse rather than loop.
     #[doc(hidden)]
+    #[inline]
     fn ask_ready(
         self,
         base: usize,

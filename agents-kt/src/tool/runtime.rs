@@ -13,6 +13,7 @@ use super::journaled::{JournaledBody, journaled_step, unreadable};
 use super::record::{
     CallRecord, CallResult, CallSetup, Journaled, JsonOutput, Parts, ToolFailure, json,
 };
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_json::error::Category;
@@ -282,7 +283,7 @@ impl<T: Tool> ToolRuntime<T> {
                 Some(_) if edits == MAX_APPROVAL_EDITS => Some(format!(
                     "the approver edited the arguments more than {MAX_APPROVAL_EDITS} times"
                 )),
-                Some(edit) => match serde_json::from_value::<T::Args>(edit.clone()) {
+                Some(edit) => match T::Args::deserialize(edit) {
                     Ok(typed) => {
                         edits += 1;
                         value = Viewed::new(typed, self.json_args.then(|| edit.clone()));
@@ -424,7 +425,13 @@ impl<T: Tool> ErasedTool for ToolRuntime<T> {
     ) -> BoxFuture<'a, CallRecord<JsonOutput>> {
         async move {
             let report = setup.report;
-            let parsed = read_args::<T::Args>(arguments, self.json_args);
+            // The common case reads the text straight into `T::Args`, nothing kept beside it.
+            let parsed = match arguments {
+                Arguments::Text(text) if !self.json_args => serde_json::from_str(or_empty(text))
+                    .map(|args| (args, None))
+                    .map_err(|error| (error, None)),
+                _ => read_json_args::<T::Args>(arguments, self.json_args),
+            };
             let (args, raw) = match parsed {
                 Ok(parsed) => parsed,
                 Err((error, raw)) => {
@@ -460,40 +467,30 @@ pub(crate) enum Arguments<'a> {
     Json(&'a Value),
 }
 
-/// The arguments read once: into `A` straight from the text when no dynamic link reads them
-/// (`keep_json` false), else into the JSON value those links see (unknown fields kept), which
-/// `A` is then read from. On failure, the value when it was read.
-///
-/// `A` is read from a copy of the value, not from a borrow of it: the owned value's reader is
-/// compiled for every tool anyway (an approver's edit is read that way), a borrowed one would be
-/// one more per tool, and a copy costs less than parsing the text twice.
-fn read_args<A: DeserializeOwned>(
+/// The arguments read once where a JSON value is wanted or given: the text into the JSON value
+/// dynamic links see (unknown fields kept, returned when `keep_json`), and `A` from it, borrowed
+/// (a copy of the value would cost more than a second parse). On failure, the value when it was
+/// read.
+fn read_json_args<A: DeserializeOwned>(
     arguments: Arguments<'_>,
     keep_json: bool,
 ) -> Result<(A, Option<Value>), (serde_json::Error, Option<Value>)> {
-    let raw = match arguments {
-        Arguments::Text(text) if !keep_json => {
-            return serde_json::from_str(or_empty(text))
-                .map(|args| (args, None))
-                .map_err(|error| (error, None));
-        }
+    match arguments {
         Arguments::Text(text) => {
-            serde_json::from_str(or_empty(text)).map_err(|error| (error, None))?
+            let raw: Value = serde_json::from_str(or_empty(text)).map_err(|error| (error, None))?;
+            match A::deserialize(&raw) {
+                Ok(args) => Ok((args, keep_json.then_some(raw))),
+                Err(error) => Err((error, Some(raw))),
+            }
         }
-        Arguments::Json(raw) if !keep_json => {
-            return serde_json::from_value(raw.clone())
-                .map(|args| (args, None))
-                .map_err(|error| (error, None));
-        }
-        Arguments::Json(raw) => raw.clone(),
-    };
-    match serde_json::from_value(raw.clone()) {
-        Ok(args) => Ok((args, keep_json.then_some(raw))),
-        Err(error) => Err((error, Some(raw))),
+        Arguments::Json(raw) => A::deserialize(raw)
+            .map(|args| (args, keep_json.then(|| raw.clone())))
+            .map_err(|error| (error, None)),
     }
 }
 
 /// Empty argument text means "no arguments", as several providers send it.
+#[inline]
 fn or_empty(text: &str) -> &str {
     if text.trim().is_empty() { "{}" } else { text }
 }
