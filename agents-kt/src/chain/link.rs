@@ -44,7 +44,7 @@ impl<T, R> Link<T, R> {
         }
     }
 
-    /// A gate, as a link that only proceeds or denies (for [`guard`]'s `gates`).
+    /// A gate, as a link that only proceeds or denies (for [`guard`](super::guard)'s `gates`).
     pub fn gate(gate: Arc<dyn Gate<T>>) -> Self
     where
         T: 'static,
@@ -140,8 +140,9 @@ impl Default for ChainOptions {
     }
 }
 
-/// How [`guard`] runs: how long an undecided interceptor or gate may take, and whom to tell of a
-/// gate's `Allow`. A [`Duration`] converts into options with that timeout and no report.
+/// How [`guard`](super::guard) runs: how long an undecided interceptor or gate may take, and
+/// whom to tell of a gate's `Allow`. A [`Duration`] converts into options with that timeout and
+/// no report.
 ///
 /// ```
 /// use std::time::Duration;
