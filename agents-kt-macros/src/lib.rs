@@ -3,11 +3,11 @@
 //!
 //! Use them through the `agents_kt` crate, which re-exports them with their documentation; this
 //! crate is an implementation detail. Every macro runs the same four phases, one module each:
-//! [`ast`] reads the item signature-first (bodies stay token trees) with [`attr`] and
-//! [`signature`], and holds what the phases pass on (`ToolDef`, `Marked`); [`valid`] makes every
-//! check, collecting the errors at the user's tokens; [`expand`] generates code for what passed;
-//! [`fallback`] stubs what did not, so a mistake is reported once. [`point`] describes the
-//! interception points for all of them and [`naming`] the names generated from a function's.
+//! `ast` reads the item signature-first (bodies stay token trees) with `attr` and
+//! `signature`, and holds what the phases pass on (`ToolDef`, `Marked`); `valid` makes every
+//! check, collecting the errors at the user's tokens; `expand` generates code for what passed;
+//! `fallback` stubs what did not, so a mistake is reported once. `point` describes the
+//! interception points for all of them and `naming` the names generated from a function's.
 //!
 //! Each phase imports only the ones before it: `valid` and `fallback` read `ast`, `attr`,
 //! `naming`, `point` and `signature`, never `expand`.
