@@ -12,6 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 target="${1:-${AGENTS_KT_CACHE:-$HOME/.cache/agents-kt}/bench-target}"
+mkdir -p "$target"
 command -v valgrind >/dev/null || { echo "[call-counts] needs valgrind" >&2; exit 1; }
 CARGO_TARGET_DIR="$target" cargo bench -p agents-kt --bench call_counts --no-run \
   --message-format=json 2>/dev/null >"$target/call_counts.json"
