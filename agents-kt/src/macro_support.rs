@@ -262,6 +262,7 @@ impl<T: crate::Tool> TypedCall<T> {
             report,
             approvals: None,
             journaled: None,
+            inherited: None,
         }
     }
 
@@ -339,6 +340,7 @@ impl ContextSnapshot {
             args: self.args.as_ref(),
             approvals: self.approvals.as_ref(),
             parent: self.parent.as_ref(),
+            owner: None,
         }
     }
 }

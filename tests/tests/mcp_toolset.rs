@@ -673,3 +673,61 @@ async fn a_changed_tool_list_is_re_read_and_a_gone_or_changed_tool_is_never_sent
         Some(json!("freeze_account"))
     );
 }
+
+#[tokio::test]
+async fn a_parents_gate_denies_a_sub_agents_remote_tool_before_it_reaches_the_server() {
+    let Some(python_path) = python_path() else {
+        return;
+    };
+    for path in PATHS {
+        let (set, calls) = ledger(&python_path).await;
+        let teller_model = ScriptedModel::new([
+            Reply::tool_calls([
+                ("balance", json!({"account": "acc-1"})),
+                (
+                    "transfer",
+                    json!({"source": "acc-1", "target": "acc-2", "cents": 900_000}),
+                ),
+            ]),
+            Reply::text("the teller is done"),
+        ]);
+        // The teller holds the ledger's tools and no gate of its own.
+        let teller = Agent::<String, String>::builder("teller")
+            .model(teller_model.clone())
+            .toolset(set)
+            .build()
+            .unwrap();
+        let branch = Agent::<String, String>::builder("branch")
+            .model(ScriptedModel::new([
+                Reply::tool_call("teller", json!({"input": "pay acc-2"})),
+                Reply::text("done"),
+            ]))
+            .sub_agent(teller.as_tool("teller", "Moves money."))
+            .on_gate_tool_call(|name: &str, args: &Value| {
+                if name == "transfer" && args["cents"].as_i64().unwrap_or(0) > 100_000 {
+                    Verdict::deny("transfers over 1000.00 need a human")
+                } else {
+                    Verdict::Allow
+                }
+            })
+            .build()
+            .unwrap();
+        let (output, _) = drive(&branch, "pay", path).await;
+        assert_eq!(output.unwrap(), "done", "{path:?}");
+        let tools: Vec<String> = received(&calls)
+            .iter()
+            .map(|call| call["tool"].as_str().unwrap_or_default().to_string())
+            .collect();
+        assert_eq!(
+            tools,
+            ["balance"],
+            "{path:?}: the denied transfer reached the server"
+        );
+        let told = &teller_model.requests()[1].messages;
+        assert_eq!(
+            told.last().map(|m| m.content.as_str()),
+            Some("ERROR: Tool 'transfer' denied by policy: transfers over 1000.00 need a human"),
+            "{path:?}"
+        );
+    }
+}

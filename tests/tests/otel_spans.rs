@@ -790,3 +790,58 @@ async fn a_sub_agents_invoke_agent_span_nests_under_the_callers_execute_tool() {
         "the sub-agent's model turn is under its own invoke_agent"
     );
 }
+
+#[tokio::test]
+async fn an_ancestors_gate_denial_on_a_sub_agents_tool_names_its_owner_on_the_span() {
+    let _ = exporter();
+    let child = Agent::<String, String>::builder("owned-researcher")
+        .model(ScriptedModel::new([
+            Reply::tool_call("get_weather", json!({"city": "Oslo"})),
+            Reply::text("no weather"),
+        ]))
+        .tool(agents_kt_tests::GetWeather::default())
+        .build()
+        .unwrap();
+    let parent = Agent::<String, String>::builder("owned-planner")
+        .model(ScriptedModel::new([
+            Reply::tool_call("research", json!({"input": "tides"})),
+            Reply::text("plan"),
+        ]))
+        .sub_agent(child.as_tool("research", "Finds sources."))
+        .on_gate_tool_call(|name: &str, _: &Value| match name {
+            "get_weather" => agents_kt::Verdict::deny("no weather here"),
+            _ => agents_kt::Verdict::Allow,
+        })
+        .named("weatherless")
+        .build()
+        .unwrap();
+    assert_eq!(parent.run("plan".into()).await.unwrap(), "plan");
+    let spans = trace_of("owned-planner");
+    let tool = named(&spans, "execute_tool get_weather");
+    let denial = tool[0]
+        .events
+        .iter()
+        .find(|event| event_field(event, "gen_ai.security.verdict.type") == Some("deny".into()))
+        .expect("the denial is an event on the grandchild's tool span");
+    assert_eq!(
+        event_field(denial, "gen_ai.security.guardrail.name"),
+        Some("weatherless".into())
+    );
+    assert_eq!(
+        event_field(denial, "agents_kt.decision.owner"),
+        Some("owned-planner".into())
+    );
+    assert_eq!(
+        event_field(denial, "agents_kt.decision.owner_depth"),
+        Some(OtelValue::I64(0))
+    );
+    // The planner's own allow of `research` names no owner: it is the planner's own gate.
+    let own = named(&spans, "execute_tool research")[0]
+        .events
+        .iter()
+        .find(|event| {
+            event_field(event, "gen_ai.security.guardrail.name") == Some("weatherless".into())
+        })
+        .expect("the gate's allow is traced");
+    assert_eq!(event_field(own, "agents_kt.decision.owner"), None);
+}

@@ -42,9 +42,16 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
                 Err(error) => errors.push(error),
             }
         }
+        // A typed link for a tool the agent lacks is a mistake — unless it is meant for the
+        // agents it runs: a gate always flows down to them, an interceptor when opted in.
+        let runs_agents = tools.iter().any(|tool| tool.runs_agent());
+        let for_children = |entry: &registry::ToolEntry| {
+            runs_agents && (entry.is_gate() || self.interceptors_apply_to_children)
+        };
         for entry in &self.tool_links {
             if let Some(tool) = entry.typed_for()
                 && !tools_by_name.contains_key(tool)
+                && !for_children(entry)
                 && !errors
                     .iter()
                     .any(|e| matches!(e, BuildError::ArgsNotObject { tool: t, .. } if t == tool))
@@ -78,6 +85,12 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             return Err(error);
         }
         let (any_tool_chain, any_tool_gates) = registry::any_tool_links(&self.tool_links);
+        let mut tree_links = self.tree;
+        let inherits_all = self.interceptors_apply_to_children;
+        tree_links.tools = (self.tool_links.iter())
+            .filter(|entry| inherits_all || entry.is_gate())
+            .cloned()
+            .collect();
         let model_info = self.model.as_ref().map(|model| model.info());
         #[cfg(feature = "otel")]
         let metrics = crate::telemetry::GenAiMetrics::new(
@@ -108,6 +121,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             calls: AtomicU64::new(0),
             approval_desk: self.approval_desk,
             handoffs: self.handoffs,
+            tree_links: Arc::new(tree_links),
         };
         Ok(Agent {
             inner: Arc::new(AgentInner {

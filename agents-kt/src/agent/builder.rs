@@ -10,6 +10,7 @@ use crate::chain::Link;
 use crate::chain::interceptor::name_of;
 use crate::observers::Observers;
 use crate::tool::IntoToolChain;
+use crate::tool::inherited::{NamedGate, TreeLinks};
 use crate::tool::registry::{self, Registration, ToolEntry};
 use crate::{
     AgentError, Budget, BudgetUsage, BuildError, InterceptorDecision, IntoAfterToolCallInterceptor,
@@ -62,6 +63,10 @@ pub struct AgentBuilder<IN, OUT> {
     pub(super) skills: Vec<Skill<IN, OUT>>,
     pub(super) selector: Option<Selector<IN>>,
     pub(super) links: PointLinks<OUT>,
+    /// The skill and turn gates again, as the agents this one runs inherit them.
+    pub(super) tree: TreeLinks,
+    /// Whether this agent's tool interceptors apply to the agents it runs too.
+    pub(super) interceptors_apply_to_children: bool,
     last: Option<Registered>,
     pub(super) tool_concurrency: usize,
     pub(super) observers: Observers,
@@ -101,6 +106,8 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             skills: Vec::new(),
             selector: None,
             links: PointLinks::default(),
+            tree: TreeLinks::default(),
+            interceptors_apply_to_children: false,
             last: None,
             approval_desk: None,
             handoffs: Vec::new(),
@@ -181,7 +188,9 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
     /// Register another agent as a tool ([`Agent::as_tool`]). A call passes this agent's tool
     /// chain and gates like any tool call (the dynamic ones: `on_before_tool_call`,
     /// `on_gate_tool_call`, `on_after_tool_call`; for typed ones declare the tool with
-    /// [`agent_tool!`](crate::agent_tool)); then the sub-agent runs with its own chains, as a run
+    /// [`agent_tool!`](crate::agent_tool)); then the sub-agent runs with its own chains — and
+    /// this agent's gates, which judge its skill choice, turns and tool calls too (see
+    /// [`InterceptContext::gate_owner`](crate::InterceptContext::gate_owner)) — as a run
     /// linked to this one — see [`InterceptContext::parent`](crate::InterceptContext::parent).
     /// It inherits the MCP principal and the extensions; its turns, tool calls and tokens count
     /// against this run's [`Budget`] too, and a budget it exhausts (or a depth past
@@ -404,14 +413,44 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
     /// gate's `Verdict::Deny` fails the run exactly as an interceptor's `Deny`, whatever the
     /// interceptors decided (unless one substituted: then no skill runs to guard).
     pub fn gate_skill<M>(mut self, gate: impl IntoGate<String, str, M>) -> Self {
-        self.links.skill_gates.push(named_gate(gate));
+        let gate = named_gate(gate);
+        self.links.skill_gates.push(gate.link());
+        self.tree.skill_gates.push(gate);
         self.registered(Registered::SkillGate)
     }
 
     /// A gate on every model call: after the turn interceptors, on the final messages.
     pub fn gate_turn<M>(mut self, gate: impl IntoGate<Vec<Message>, [Message], M>) -> Self {
-        self.links.turn_gates.push(named_gate(gate));
+        let gate = named_gate(gate);
+        self.links.turn_gates.push(gate.link());
+        self.tree.turn_gates.push(gate);
         self.registered(Registered::TurnGate)
+    }
+
+    /// Let this agent's tool interceptors — before and after, typed and dynamic — judge the tool
+    /// calls of every agent it runs (sub-agents, handoff targets, and theirs), after each
+    /// agent's own interceptors. Off by default, unlike gates, which always flow down: a rewrite
+    /// of a sub-agent's arguments that its author did not write surprises that author, a denial
+    /// never does. Skill and turn interceptors stay with their agent either way (their
+    /// substitute is this agent's output type, not a sub-agent's).
+    ///
+    /// ```
+    /// use agents_kt::{Agent, Decision, Reply, ScriptedModel};
+    /// let planner = Agent::<String, String>::builder("planner")
+    ///     .model(ScriptedModel::new([Reply::text("done")]))
+    ///     .on_before_tool_call(|_name: &str, args: &serde_json::Value| {
+    ///         let mut args = args.clone();
+    ///         args["trace"] = "planner".into();
+    ///         Decision::ProceedWith(args)
+    ///     })
+    ///     .interceptors_apply_to_children()
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = planner;
+    /// ```
+    pub fn interceptors_apply_to_children(mut self) -> Self {
+        self.interceptors_apply_to_children = true;
+        self
     }
 
     /// A gate on one tool's calls, over its typed arguments after the interceptor chain (a
@@ -503,9 +542,15 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
         let name: Arc<str> = Arc::from(name.into());
         match self.last {
             Some(Registered::Skill) => rename(&mut self.links.skill_chain, name),
-            Some(Registered::SkillGate) => rename(&mut self.links.skill_gates, name),
+            Some(Registered::SkillGate) => {
+                rename(&mut self.links.skill_gates, Arc::clone(&name));
+                rename_gate(&mut self.tree.skill_gates, name);
+            }
             Some(Registered::Turn) => rename(&mut self.links.turn_chain, name),
-            Some(Registered::TurnGate) => rename(&mut self.links.turn_gates, name),
+            Some(Registered::TurnGate) => {
+                rename(&mut self.links.turn_gates, Arc::clone(&name));
+                rename_gate(&mut self.tree.turn_gates, name);
+            }
             Some(Registered::Tool) => {
                 if let Some(entry) = self.tool_links.last_mut() {
                     entry.rename(name);
@@ -603,10 +648,18 @@ fn named_link<T, R, U: ?Sized, M, I: IntoInterceptor<T, R, U, M>>(interceptor: I
     Link::new(interceptor.into_interceptor()).maybe_named(name.map(Arc::from))
 }
 
-/// A link for a gate, named after its function or type when it has one.
-fn named_gate<T: 'static, R, U: ?Sized, M, G: IntoGate<T, U, M>>(gate: G) -> Link<T, R> {
-    let name = name_of::<G>();
-    Link::gate(gate.into_gate()).maybe_named(name.map(Arc::from))
+/// A gate, named after its function or type when it has one.
+fn named_gate<T: 'static, U: ?Sized, M, G: IntoGate<T, U, M>>(gate: G) -> NamedGate<T> {
+    NamedGate {
+        name: name_of::<G>().map(Arc::from),
+        gate: gate.into_gate(),
+    }
+}
+
+fn rename_gate<T>(gates: &mut [NamedGate<T>], name: Arc<str>) {
+    if let Some(last) = gates.last_mut() {
+        last.name = Some(name);
+    }
 }
 
 fn name_of_val<F>(_: &F) -> Option<Arc<str>> {

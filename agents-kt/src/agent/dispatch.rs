@@ -13,6 +13,7 @@ use super::run::Run;
 use super::step::{Answer, ToolOutcome};
 use crate::budget::{BudgetTracker, exceeded};
 use crate::tool::ToolEvents;
+use crate::tool::inherited::InheritedFor;
 use crate::tool::record::{
     CallRecord, CallResult, CallSetup, Journaled, JsonOutput, Report, ToolFailure,
 };
@@ -207,7 +208,18 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                 journal,
                 step: self.next_tool_step(tool),
             }),
+            inherited: self.inherited_for(tool),
         }
+    }
+
+    /// What a call of `tool` inherits from the runs above this one. A tool this agent does not
+    /// hold gets no slot, and its call is denied by the guard rather than run unjudged.
+    fn inherited_for(&self, tool: &str) -> Option<InheritedFor<'_>> {
+        let inherited = self.inherited()?;
+        Some(InheritedFor {
+            tools: &inherited.tools,
+            index: self.core.tool_index(tool).unwrap_or(usize::MAX),
+        })
     }
 
     /// Whether anyone reads how tool calls went — tool observers, `observe()` streams, the

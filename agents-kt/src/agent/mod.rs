@@ -42,8 +42,9 @@ use serde_json::Value;
 use tracing::Instrument;
 
 use crate::budget::duration_exceeded;
-use crate::chain::{Link, panic_message};
+use crate::chain::{Joined, Link, panic_message};
 use crate::observers::{Observers, PipelineHub};
+use crate::tool::inherited::TreeLinks;
 use crate::tool::runtime::ErasedTool;
 use crate::{
     AgentError, Budget, Extensions, InterceptionPoint, Message, ModelClient, PipelineEvent, RunIds,
@@ -107,6 +108,9 @@ pub(crate) struct Core<OUT> {
     approval_desk: Option<crate::ApprovalDesk>,
     /// The tools that hand the conversation over to another agent.
     handoffs: Vec<Arc<str>>,
+    /// The links every agent this one runs inherits: its gates (and its tool interceptors, when
+    /// it opted in).
+    tree_links: Arc<TreeLinks>,
 }
 
 impl<OUT> Core<OUT> {
@@ -114,6 +118,11 @@ impl<OUT> Core<OUT> {
         self.tools_by_name
             .get(name)
             .map(|index| &self.tools[*index])
+    }
+
+    /// Where tool `name` is among the agent's tools.
+    pub(crate) fn tool_index(&self, name: &str) -> Option<usize> {
+        self.tools_by_name.get(name).copied()
     }
 
     /// An id for a tool call that did not come from the model (a code skill's).
@@ -406,7 +415,10 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         };
         let run = Arc::new(Run::new(Arc::clone(core), ids.clone(), caller, None));
         let ctx = run.intercept_context(Some(skill), Some((skill, &call_id)));
-        let links = (&core.any_tool_chain[..], &core.any_tool_gates[..]);
+        let links = (
+            &core.any_tool_chain[..],
+            Joined(&core.any_tool_gates[..], &[][..]),
+        );
         let passed = run
             .pass(
                 InterceptionPoint::ToolCall,
@@ -562,8 +574,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         };
         self.skill(&requested)?;
         let ctx = run.intercept_context(Some(&requested), None);
-        let links = &inner.core.links;
-        let links = (&links.skill_chain[..], &links.skill_gates[..]);
+        let links = run.skill_guards();
         let chosen = match run
             .pass(
                 InterceptionPoint::Skill,

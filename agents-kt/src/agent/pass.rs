@@ -6,11 +6,15 @@
 
 use super::run::Run;
 use super::step::{Passed, Step};
-use crate::chain::{Effect, Link, guard};
+use crate::chain::{Effect, Joined, Link, Links, guard};
 use crate::{InterceptContext, InterceptionPoint};
 
-/// A point's interceptors, then its gates.
-pub(crate) type Guards<'a, T, R> = (&'a [Link<T, R>], &'a [Link<T, R>]);
+/// A point's interceptors, then its gates: the agent's own, and those its run inherits from the
+/// runs above it (after its own).
+pub(crate) type Guards<'a, T, R> = (&'a [Link<T, R>], Gates<'a, T, R>);
+
+/// A point's gates: the agent's own, then its ancestors'.
+pub(crate) type Gates<'a, T, R> = Joined<&'a [Link<T, R>], &'a [Link<T, R>]>;
 
 impl<OUT: Clone + Send + 'static> Run<OUT> {
     /// Pass `value` through `point`'s interceptors, then its gates; report every non-`Proceed`
@@ -27,6 +31,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
     where
         T: Send,
         R: Send,
+        for<'l> &'l [Link<T, R>]: Links<'l, T, R>,
     {
         let outcome = guard(chain, gates, value, ctx, self.guard_options()).await;
         if !outcome.decisions.is_empty() {

@@ -12,14 +12,17 @@ use tracing::Instrument;
 
 use super::Core;
 use super::lineage::Lineage;
+use super::pass::Guards;
 use super::step::Passed;
 use super::step::Step;
 use super::transcript::Transcript;
 use crate::approval::{Channel, RunApprovals};
 use crate::budget::BudgetTracker;
 use crate::chain::panic_message;
+use crate::chain::{GateOwner, Joined};
 use crate::journal::{Journal, JournalError};
 use crate::tool::context::ToolEvents;
+use crate::tool::inherited::{Ancestor, Inherited};
 use crate::tool::{ChildOf, ParentRun};
 use crate::{
     AgentError, AgentEvent, ChatRequest, ChatResponse, Extensions, InterceptContext,
@@ -66,6 +69,9 @@ pub(crate) struct Run<OUT> {
     kept_for_handoff: Mutex<Vec<Message>>,
     /// Where the conversation is remembered, when the run continues one.
     memory: Option<crate::memory::Remembered>,
+    /// The gates (and opted-in interceptors) of the runs above this one, when it is a
+    /// sub-agent's run and some ancestor has links to pass down.
+    inherited: Option<Inherited<OUT>>,
 }
 
 /// A run's session and run ids, shared rather than copied into each tool call's context.
@@ -117,6 +123,10 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             (None, None) => None,
         };
         let approvals = channel.map(|channel| Arc::new(RunApprovals::new(channel, &ids.run_id)));
+        let inherited = caller
+            .lineage
+            .as_ref()
+            .and_then(|lineage| Inherited::new(lineage.parent.ancestors(), core.tools.len()));
         Run {
             core,
             ids,
@@ -138,7 +148,35 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             history: caller.history,
             kept_for_handoff: Mutex::new(Vec::new()),
             memory: caller.memory,
+            inherited,
         }
+    }
+
+    /// What this run inherits from the runs above it, if anything.
+    pub(crate) fn inherited(&self) -> Option<&Inherited<OUT>> {
+        self.inherited.as_ref()
+    }
+
+    /// The skill point's interceptors and gates: the agent's own, then its ancestors' gates.
+    pub(crate) fn skill_guards(&self) -> Guards<'_, String, OUT> {
+        let links = &self.core.links;
+        let inherited = self.inherited.as_ref();
+        let inherited = inherited.map_or(&[][..], |inherited| &inherited.skill_gates[..]);
+        (
+            &links.skill_chain[..],
+            Joined(&links.skill_gates[..], inherited),
+        )
+    }
+
+    /// The turn point's interceptors and gates: the agent's own, then its ancestors' gates.
+    pub(crate) fn turn_guards(&self) -> Guards<'_, Vec<Message>, OUT> {
+        let links = &self.core.links;
+        let inherited = self.inherited.as_ref();
+        let inherited = inherited.map_or(&[][..], |inherited| &inherited.turn_gates[..]);
+        (
+            &links.turn_chain[..],
+            Joined(&links.turn_gates[..], inherited),
+        )
     }
 
     /// How deep this run is: 0 for a run a caller started, 1 for its sub-agents, …
@@ -227,6 +265,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             args: None,
             approvals: None,
             parent: self.lineage.as_ref().map(|lineage| &lineage.call),
+            owner: None,
         }
     }
 
@@ -322,10 +361,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         let span = super::trace::chat(self.core.model_info.as_ref(), &self.ids, turn);
         async {
             let ctx = self.intercept_context(None, None);
-            let links = (
-                &self.core.links.turn_chain[..],
-                &self.core.links.turn_gates[..],
-            );
+            let links = self.turn_guards();
             let messages = std::mem::take(&mut request.messages);
             let passed = self
                 .pass(InterceptionPoint::Turn, links, messages, &ctx, |_| {
@@ -601,6 +637,18 @@ impl<OUT: Clone + Send + 'static> ParentRun for Run<OUT> {
 
     fn depth(&self) -> u32 {
         Run::depth(self)
+    }
+
+    fn ancestors(&self) -> Vec<Ancestor> {
+        let own = Ancestor {
+            owner: Arc::new(GateOwner::new(self.core.name.as_str(), self.depth())),
+            links: Arc::clone(&self.core.tree_links),
+        };
+        let above = self
+            .inherited
+            .iter()
+            .flat_map(|inherited| inherited.ancestors());
+        std::iter::once(own).chain(above.cloned()).collect()
     }
 
     fn max_depth(&self) -> u32 {

@@ -1,6 +1,7 @@
 //! Agents as tools of other agents. A call passes the parent's tool chain and gates like any tool
-//! call; then the child runs — with its own chains — as a run linked to the parent: it inherits
-//! the MCP principal and the extensions, spends from the parent's budget, is one level deeper,
+//! call; then the child runs — with its own chains, followed by every ancestor's gates — as a
+//! run linked to the parent: it inherits the MCP principal and the extensions, the gates of every
+//! run above it (`tool/inherited.rs`), spends from the parent's budget, is one level deeper,
 //! records its steps inside the parent's journal and streams its events into the parent's session.
 
 use std::borrow::Cow;

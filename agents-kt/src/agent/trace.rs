@@ -132,6 +132,8 @@ pub(crate) fn decision(decision: &InterceptorDecision) {
         agents_kt.decision = %decision.decision,
         agents_kt.decision.index = int(decision.index),
         agents_kt.decision.effective = decision.effective,
+        agents_kt.decision.owner = decision.owner.as_ref().map(|owner| owner.agent.as_str()),
+        agents_kt.decision.owner_depth = decision.owner.as_ref().map(|owner| int(owner.depth)),
     );
 }
 

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::GateOwner;
 use crate::RunIds;
 
 /// Typed values a caller attaches to one run (the end user, a tenant, an approval channel), read
@@ -105,6 +106,8 @@ pub struct InterceptContext<'a> {
     pub(crate) approvals: Option<&'a Arc<crate::approval::ApprovalScope>>,
     /// Whose tool call started this run, when it is a sub-agent's.
     pub(crate) parent: Option<&'a ParentCall>,
+    /// The ancestor whose link is being asked, when it judges a descendant's call.
+    pub(crate) owner: Option<&'a GateOwner>,
 }
 
 impl<'a> InterceptContext<'a> {
@@ -132,6 +135,7 @@ impl<'a> InterceptContext<'a> {
             args: None,
             approvals: None,
             parent: None,
+            owner: None,
         }
     }
 
@@ -184,6 +188,19 @@ impl<'a> InterceptContext<'a> {
     /// ([`client`](Self::client)) and extensions.
     pub fn parent(&self) -> Option<&'a ParentCall> {
         self.parent
+    }
+
+    /// Whose gate (or opted-in interceptor) is asking, when it is an ancestor's judging a
+    /// descendant's call: that agent and its depth. `None` when the agent's own link asks — then
+    /// [`agent`](Self::agent) is whose it is.
+    ///
+    /// ```
+    /// use agents_kt::{Extensions, InterceptContext, RunIds};
+    /// let (ids, extensions) = (RunIds::default(), Extensions::new());
+    /// assert!(InterceptContext::detached(&ids, &extensions).gate_owner().is_none());
+    /// ```
+    pub fn gate_owner(&self) -> Option<&'a GateOwner> {
+        self.owner
     }
 
     /// How deep this run is: 0 for a run a caller started, 1 for a sub-agent's, …
@@ -245,6 +262,7 @@ impl fmt::Debug for InterceptContext<'_> {
             .field("tool_call_id", &self.tool_call_id)
             .field("client", &self.client)
             .field("parent", &self.parent)
+            .field("owner", &self.owner)
             .finish_non_exhaustive()
     }
 }

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::GateOwner;
 use super::gate::GateInChain;
 use crate::{DecisionStage, Gate, Interceptor};
 
@@ -19,6 +20,8 @@ use crate::{DecisionStage, Gate, Interceptor};
 pub struct Link<T, R> {
     pub(super) interceptor: Arc<dyn Interceptor<T, R>>,
     name: Option<Arc<str>>,
+    /// The ancestor the link came from, when it judges a descendant's call.
+    pub(super) owner: Option<Arc<GateOwner>>,
 }
 
 impl<T, R> Link<T, R> {
@@ -27,6 +30,7 @@ impl<T, R> Link<T, R> {
         Link {
             interceptor,
             name: None,
+            owner: None,
         }
     }
 
@@ -56,6 +60,27 @@ impl<T, R> Link<T, R> {
     pub fn name(&self) -> Option<&str> {
         self.name.as_deref()
     }
+
+    /// The link as an ancestor's, judging a descendant's call: its decisions name `owner`, and
+    /// it is asked with `owner` as the context's [`gate_owner`](crate::InterceptContext::gate_owner).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use agents_kt::chain::{GateOwner, Link};
+    /// use agents_kt::{IntoGate, Verdict};
+    /// let gate = IntoGate::<u32, u32, _>::into_gate(|_: &u32| Verdict::Allow);
+    /// let link: Link<u32, ()> = Link::gate(gate).owned_by(Arc::new(GateOwner::new("planner", 0)));
+    /// assert_eq!(link.owner().map(|o| o.depth), Some(0));
+    /// ```
+    pub fn owned_by(mut self, owner: Arc<GateOwner>) -> Self {
+        self.owner = Some(owner);
+        self
+    }
+
+    /// The ancestor the link came from, if it judges a descendant's call.
+    pub fn owner(&self) -> Option<&GateOwner> {
+        self.owner.as_deref()
+    }
 }
 
 impl<T, R> Clone for Link<T, R> {
@@ -63,6 +88,7 @@ impl<T, R> Clone for Link<T, R> {
         Link {
             interceptor: Arc::clone(&self.interceptor),
             name: self.name.clone(),
+            owner: self.owner.clone(),
         }
     }
 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 
-use super::{Asked, Link, Running, caught};
+use super::{Asked, GateOwner, Link, Running, caught};
 use crate::{Decision, InterceptContext, Intercepted, Interceptor};
 
 /// A sequence of interceptors over `T` (substitute type `R`), in registration order, as the
@@ -40,6 +40,13 @@ pub trait Links<'a, T, R>: Copy + Send + 'a {
 
     /// The name interceptor `index` is reported by, if it was given one.
     fn name(self, index: usize) -> Option<&'a str>;
+
+    /// The ancestor interceptor `index` came from, when it judges a descendant's call (its
+    /// decisions name it); `None` for an agent's own links.
+    fn owner(self, index: usize) -> Option<&'a GateOwner> {
+        let _ = index;
+        None
+    }
 
     /// Ask interceptor `index` about `value`.
     fn ask(self, index: usize, value: &T, ctx: &InterceptContext<'_>) -> Intercepted<'a, T, R>;
@@ -82,9 +89,25 @@ impl<'a, T: 'a, R: 'a> Links<'a, T, R> for &'a [Link<T, R>] {
         self.get(index).and_then(Link::name)
     }
 
+    fn owner(self, index: usize) -> Option<&'a GateOwner> {
+        self.get(index).and_then(Link::owner)
+    }
+
     #[inline]
     fn ask(self, index: usize, value: &T, ctx: &InterceptContext<'_>) -> Intercepted<'a, T, R> {
         match self.get(index) {
+            // An ancestor's link is told whose it is.
+            Some(Link {
+                interceptor,
+                owner: Some(owner),
+                ..
+            }) => {
+                let ctx = InterceptContext {
+                    owner: Some(owner),
+                    ..*ctx
+                };
+                interceptor.intercept(value, &ctx)
+            }
             Some(link) => link.interceptor.intercept(value, ctx),
             None => Intercepted::Ready(Decision::Proceed),
         }
@@ -99,6 +122,10 @@ impl<'a, T: 'a, R: 'a> Links<'a, T, R> for &'a Vec<Link<T, R>> {
 
     fn name(self, index: usize) -> Option<&'a str> {
         self.as_slice().name(index)
+    }
+
+    fn owner(self, index: usize) -> Option<&'a GateOwner> {
+        self.as_slice().owner(index)
     }
 
     #[inline]
@@ -283,6 +310,15 @@ where
             self.0.name(index)
         } else {
             self.1.name(index - split)
+        }
+    }
+
+    fn owner(self, index: usize) -> Option<&'a GateOwner> {
+        let split = self.0.len();
+        if index < split {
+            self.0.owner(index)
+        } else {
+            self.1.owner(index - split)
         }
     }
 

@@ -38,7 +38,7 @@ pub use interceptor::{
 };
 pub use link::{AllowReport, ChainOptions, GuardOptions, Link};
 pub use links::{Joined, Links, RenameLast, StaticLink, Then, Waiting};
-pub use outcome::{ChainDecision, ChainOutcome, Effect};
+pub use outcome::{ChainDecision, ChainOutcome, Effect, GateOwner};
 
 use crate::DecisionStage;
 
@@ -87,7 +87,7 @@ where
 {
     let mut chain = Running::new(value, options.stage, options.on_allow);
     let Some(Waiting { index, pending }) = links.ask_ready(0, &mut chain, ctx) else {
-        return ChainRun::now(chain.finish());
+        return ChainRun::now(chain.finish(links));
     };
     // The first interceptor that awaits moves the rest of the chain into a future: only
     // asynchronous chains pay for one.
@@ -103,7 +103,7 @@ where
             };
             chain.note(index, links.name(index), decision);
         }
-        chain.finish()
+        chain.finish(links)
     }))
 }
 
@@ -416,11 +416,19 @@ impl<T, R> Running<T, R> {
         }
     }
 
-    fn finish(self) -> ChainOutcome<T, R> {
+    /// The outcome, each decision of an ancestor's link naming its owner (looked up only for
+    /// the few decisions taken, not for every link asked).
+    fn finish<'a>(self, links: impl Links<'a, T, R>) -> ChainOutcome<T, R> {
+        let mut decisions = self.decisions;
+        for decision in &mut decisions {
+            if let Some(owner) = links.owner(decision.index) {
+                decision.owner = Some(owner.clone());
+            }
+        }
         ChainOutcome {
             value: self.value,
             effect: self.effect,
-            decisions: self.decisions,
+            decisions,
         }
     }
 }
@@ -456,6 +464,7 @@ fn note_decision(
         decision: kind,
         reason: reason.map(str::to_string),
         effective: first,
+        owner: None,
     });
     first
 }

@@ -69,6 +69,9 @@ pub struct ChainDecision {
     pub reason: Option<String>,
     /// Whether this decision was its stage's effective one.
     pub effective: bool,
+    /// The ancestor whose gate (or opted-in interceptor) decided, when it judged a descendant's
+    /// call; `None` for the agent's own links.
+    pub owner: Option<GateOwner>,
 }
 
 impl ChainDecision {
@@ -88,6 +91,7 @@ impl ChainDecision {
             decision,
             reason: None,
             effective: true,
+            owner: None,
         }
     }
 
@@ -135,5 +139,45 @@ impl ChainDecision {
     pub fn with_effective(mut self, effective: bool) -> Self {
         self.effective = effective;
         self
+    }
+
+    /// Decided by `owner`'s link, an ancestor of the agent whose call it judged.
+    ///
+    /// ```
+    /// use agents_kt::{DecisionKind, chain::{ChainDecision, GateOwner}};
+    /// let d = ChainDecision::new(0, DecisionKind::Deny).with_owner(GateOwner::new("planner", 0));
+    /// assert_eq!(d.owner.unwrap().agent, "planner");
+    /// ```
+    pub fn with_owner(mut self, owner: GateOwner) -> Self {
+        self.owner = Some(owner);
+        self
+    }
+}
+
+/// Which agent of the tree registered a link that judged a descendant's call, and how deep that
+/// agent runs (0 for the run a caller started): a parent's gate flows down to every agent it
+/// runs, and its decisions say whose they are.
+///
+/// ```
+/// use agents_kt::chain::GateOwner;
+/// let owner = GateOwner::new("planner", 0);
+/// assert_eq!((owner.agent.as_str(), owner.depth), ("planner", 0));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct GateOwner {
+    /// The agent's name.
+    pub agent: String,
+    /// The depth of that agent's run in the tree.
+    pub depth: u32,
+}
+
+impl GateOwner {
+    /// The links of `agent`, running at `depth`.
+    pub fn new(agent: impl Into<String>, depth: u32) -> Self {
+        GateOwner {
+            agent: agent.into(),
+            depth,
+        }
     }
 }

@@ -74,6 +74,9 @@ pub struct InterceptorDecision {
     /// Whether this was its stage's effective decision (the first non-`Proceed`). A gate's
     /// effective `Deny` overrides an effective interceptor `ProceedWith`.
     pub effective: bool,
+    /// The ancestor agent whose gate (or opted-in interceptor) decided, and its depth, when it
+    /// judged a descendant's call; `None` for the agent's own.
+    pub owner: Option<crate::chain::GateOwner>,
 }
 
 impl InterceptorDecision {
@@ -93,6 +96,7 @@ impl InterceptorDecision {
             decision,
             reason,
             effective,
+            owner,
         } = taken;
         InterceptorDecision {
             point,
@@ -103,6 +107,7 @@ impl InterceptorDecision {
             decision,
             reason,
             effective,
+            owner,
         }
     }
 }

@@ -160,6 +160,9 @@ pub(crate) trait ParentRun: Send + Sync {
     fn ids(&self) -> &RunIds;
     /// How deep the parent is: 0 for a run a caller started.
     fn depth(&self) -> u32;
+    /// Whose links a child of the parent inherits: the parent's own, then everything the parent
+    /// inherited — nearest first.
+    fn ancestors(&self) -> Vec<super::inherited::Ancestor>;
     /// The deepest a sub-agent below the parent may be (the strictest limit on the way down).
     fn max_depth(&self) -> u32;
     /// What the parent's caller attached.

@@ -5,6 +5,7 @@ mod call_future;
 pub(crate) mod chains;
 pub(crate) mod context;
 mod dynamic;
+pub(crate) mod inherited;
 mod journaled;
 pub(crate) mod record;
 pub(crate) mod registry;

@@ -12,6 +12,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::ToolContext;
+use super::inherited::InheritedFor;
 use crate::approval::RunApprovals;
 use crate::chain::{ChainDecision, GuardOptions};
 use crate::journal::Journal;
@@ -114,6 +115,9 @@ pub(crate) struct CallSetup<'a> {
     pub approvals: Option<&'a Arc<RunApprovals>>,
     /// The journal the execution is recorded in, and its step, in a journaled run.
     pub journaled: Option<Journaled<'a>>,
+    /// What the call inherits from the runs above its run (a sub-agent's): the ancestors' gates,
+    /// and the interceptors of those that opted in.
+    pub inherited: Option<InheritedFor<'a>>,
 }
 
 /// A tool execution as a journaled step.
@@ -204,20 +208,23 @@ pub(crate) struct Parts {
     decisions: Vec<ChainDecision>,
     effect: DecisionKind,
     pub substituted: bool,
+    /// Whether an after-tool interceptor (the tool's own or an ancestor's) is to see the output.
+    pub has_after: bool,
 }
 
 impl Parts {
     pub(crate) fn new(
         args_json: Value,
         decisions: Vec<ChainDecision>,
-        effect: DecisionKind,
-        substituted: bool,
+        (effect, substituted): (DecisionKind, bool),
+        has_after: bool,
     ) -> Self {
         Parts {
             args_json,
             decisions,
             effect,
             substituted,
+            has_after,
         }
     }
 

@@ -15,9 +15,9 @@ use super::chains::ToolChains;
 use super::runtime::{ErasedTool, ToolRuntime};
 use super::static_chain::BoxedChain;
 use super::typed_interceptor::{ToolGate, ToolInterceptor, ToolInterceptorOf};
-use super::view::{JsonLink, TypedLink, Viewing};
-use crate::chain::Link;
+use super::view::{JsonLink, TypedLink, Viewed, Viewing};
 use crate::chain::gate::GateInChain;
+use crate::chain::{GateOwner, Link};
 use crate::{BuildError, Gate, Interceptor, ToolSpec};
 
 /// Builds a tool's runtime once every interceptor is known.
@@ -41,6 +41,7 @@ enum ToolStage {
 }
 
 /// A tool interceptor or gate as registered: for one tool by name (typed), or for every tool.
+#[derive(Clone)]
 pub(crate) struct ToolEntry {
     stage: ToolStage,
     /// `Some(name)`: typed, for the tool of that name; `None`: dynamic, for every tool.
@@ -49,9 +50,11 @@ pub(crate) struct ToolEntry {
     name: Option<Arc<str>>,
 }
 
+#[derive(Clone)]
 enum ToolLink {
-    /// A `ToolInterceptor<T>`, `ToolGate<T>` or `ToolInterceptorOf<T::Output>`, by stage.
-    Typed(Box<dyn Any + Send + Sync>),
+    /// A `ToolInterceptor<T>`, `ToolGate<T>` or `ToolInterceptorOf<T::Output>`, by stage
+    /// (shared: the agents below inherit it).
+    Typed(Arc<dyn Any + Send + Sync>),
     Dynamic(Arc<dyn Interceptor<Value, Value>>),
     DynamicGate(Arc<dyn Gate<Value>>),
 }
@@ -60,24 +63,24 @@ impl ToolEntry {
     /// A typed before-tool interceptor of `T`.
     pub(crate) fn before<T: Tool>(interceptor: ToolInterceptor<T>) -> Self {
         let name = interceptor.name.map(Arc::from);
-        ToolEntry::typed::<T>(ToolStage::Before, Box::new(interceptor), name)
+        ToolEntry::typed::<T>(ToolStage::Before, Arc::new(interceptor), name)
     }
 
     /// A typed gate of `T`.
     pub(crate) fn gate<T: Tool>(gate: ToolGate<T>) -> Self {
         let name = gate.name.map(Arc::from);
-        ToolEntry::typed::<T>(ToolStage::Gate, Box::new(gate), name)
+        ToolEntry::typed::<T>(ToolStage::Gate, Arc::new(gate), name)
     }
 
     /// A typed after-tool interceptor of `T`.
     pub(crate) fn after<T: Tool>(interceptor: ToolInterceptorOf<T::Output>) -> Self {
         let name = interceptor.name.map(Arc::from);
-        ToolEntry::typed::<T>(ToolStage::After, Box::new(interceptor), name)
+        ToolEntry::typed::<T>(ToolStage::After, Arc::new(interceptor), name)
     }
 
     fn typed<T: Tool>(
         stage: ToolStage,
-        link: Box<dyn Any + Send + Sync>,
+        link: Arc<dyn Any + Send + Sync>,
         name: Option<Arc<str>>,
     ) -> Self {
         ToolEntry::of(stage, Some(T::NAME), ToolLink::Typed(link), name)
@@ -128,6 +131,12 @@ impl ToolEntry {
         self.name = Some(name);
     }
 
+    /// Whether this is a gate (which the agents below always inherit; interceptors only when
+    /// the agent opts in).
+    pub(crate) fn is_gate(&self) -> bool {
+        self.stage == ToolStage::Gate
+    }
+
     /// The tool a typed link is for; `None` for a dynamic one.
     pub(crate) fn typed_for(&self) -> Option<&'static str> {
         self.tool
@@ -175,67 +184,89 @@ pub(crate) fn chains_for<T: Tool>(
     tool: &str,
 ) -> Result<ToolChains<T>, BuildError> {
     let mut chains = ToolChains::<T>::default();
+    for entry in entries {
+        push_link(&mut chains, entry, tool, None)?;
+    }
+    Ok(chains)
+}
+
+/// Add `entry` to tool `T`'s chains (named `tool`) when it is for that tool, as the link of
+/// `owner` (an ancestor) when one is given. An error when a typed link for a tool of that name
+/// is for another tool type.
+pub(crate) fn push_link<T: Tool>(
+    chains: &mut ToolChains<T>,
+    entry: &ToolEntry,
+    tool: &str,
+    owner: Option<&Arc<GateOwner>>,
+) -> Result<(), BuildError> {
+    if entry.tool.is_some_and(|typed_for| typed_for != tool) {
+        return Ok(());
+    }
     let mismatch = || BuildError::InterceptorToolMismatch {
         tool: tool.to_string(),
     };
-    for entry in entries {
-        if entry.tool.is_some_and(|typed_for| typed_for != tool) {
-            continue;
+    let named = |link: Link<_, _>| {
+        let link = link.maybe_named(entry.name.clone());
+        match owner {
+            Some(owner) => link.owned_by(Arc::clone(owner)),
+            None => link,
         }
-        let name = entry.name.clone();
-        match (&entry.link, entry.stage) {
-            (ToolLink::Typed(typed), ToolStage::Before) => {
-                let typed = typed
-                    .downcast_ref::<ToolInterceptor<T>>()
-                    .ok_or_else(mismatch)?;
-                let link = TypedLink(Arc::clone(&typed.inner));
-                chains
-                    .before
-                    .push(Link::new(Arc::new(link)).maybe_named(name));
-            }
-            (ToolLink::Typed(typed), ToolStage::Gate) => {
-                let typed = typed.downcast_ref::<ToolGate<T>>().ok_or_else(mismatch)?;
-                let gate: Arc<dyn Interceptor<T::Args, T::Output>> =
-                    Arc::new(GateInChain(Arc::clone(&typed.inner)));
-                chains
-                    .gates
-                    .push(Link::new(Arc::new(TypedLink(gate))).maybe_named(name));
-            }
-            (ToolLink::Typed(typed), ToolStage::After) => {
-                let typed = typed
-                    .downcast_ref::<ToolInterceptorOf<T::Output>>()
-                    .ok_or_else(mismatch)?;
-                let link = TypedLink(Arc::clone(&typed.inner));
-                chains
-                    .after
-                    .push(Link::new(Arc::new(link)).maybe_named(name));
-            }
-            (ToolLink::Dynamic(dynamic), ToolStage::After) => {
-                let link = JsonLink::new(Arc::clone(dynamic), Viewing::Result, Arc::from(tool));
-                chains
-                    .after
-                    .push(Link::new(Arc::new(link)).maybe_named(name));
-                chains.json_output = true;
-            }
-            (ToolLink::Dynamic(dynamic), _) => {
-                let link = JsonLink::new(Arc::clone(dynamic), Viewing::Arguments, Arc::from(tool));
-                chains
-                    .before
-                    .push(Link::new(Arc::new(link)).maybe_named(name));
-                chains.json_args = true;
-            }
-            (ToolLink::DynamicGate(gate), _) => {
-                let gate: Arc<dyn Interceptor<Value, Value>> =
-                    Arc::new(GateInChain(Arc::clone(gate)));
-                let link = JsonLink::new(gate, Viewing::Arguments, Arc::from(tool));
-                chains
-                    .gates
-                    .push(Link::new(Arc::new(link)).maybe_named(name));
-                chains.json_args = true;
-            }
+    };
+    match (&entry.link, entry.stage) {
+        (ToolLink::Typed(typed), ToolStage::Before) => {
+            let typed = typed
+                .downcast_ref::<ToolInterceptor<T>>()
+                .ok_or_else(mismatch)?;
+            let link = TypedLink(Arc::clone(&typed.inner));
+            chains.before.push(named(Link::new(Arc::new(link))));
+        }
+        (ToolLink::Typed(typed), ToolStage::Gate) => {
+            let typed = typed.downcast_ref::<ToolGate<T>>().ok_or_else(mismatch)?;
+            let gate: Arc<dyn Interceptor<T::Args, T::Output>> =
+                Arc::new(GateInChain(Arc::clone(&typed.inner)));
+            chains
+                .gates
+                .push(named(Link::new(Arc::new(TypedLink(gate)))));
+        }
+        (ToolLink::Typed(typed), ToolStage::After) => {
+            let typed = typed
+                .downcast_ref::<ToolInterceptorOf<T::Output>>()
+                .ok_or_else(mismatch)?;
+            let link = TypedLink(Arc::clone(&typed.inner));
+            chains.after.push(named_after::<T>(link, entry, owner));
+        }
+        (ToolLink::Dynamic(dynamic), ToolStage::After) => {
+            let link = JsonLink::new(Arc::clone(dynamic), Viewing::Result, Arc::from(tool));
+            chains.after.push(named_after::<T>(link, entry, owner));
+            chains.json_output = true;
+        }
+        (ToolLink::Dynamic(dynamic), _) => {
+            let link = JsonLink::new(Arc::clone(dynamic), Viewing::Arguments, Arc::from(tool));
+            chains.before.push(named(Link::new(Arc::new(link))));
+            chains.json_args = true;
+        }
+        (ToolLink::DynamicGate(gate), _) => {
+            let gate: Arc<dyn Interceptor<Value, Value>> = Arc::new(GateInChain(Arc::clone(gate)));
+            let link = JsonLink::new(gate, Viewing::Arguments, Arc::from(tool));
+            chains.gates.push(named(Link::new(Arc::new(link))));
+            chains.json_args = true;
         }
     }
-    Ok(chains)
+    Ok(())
+}
+
+/// An after-tool link, named and owned as `entry` says (the closure above is typed by the
+/// arguments' chain, this one by the output's).
+fn named_after<T: Tool>(
+    link: impl Interceptor<Viewed<T::Output>, T::Output> + 'static,
+    entry: &ToolEntry,
+    owner: Option<&Arc<GateOwner>>,
+) -> Link<Viewed<T::Output>, T::Output> {
+    let link = Link::new(Arc::new(link)).maybe_named(entry.name.clone());
+    match owner {
+        Some(owner) => link.owned_by(Arc::clone(owner)),
+        None => link,
+    }
 }
 
 /// The dynamic before-tool interceptors and tool gates alone, over JSON: what guards an MCP call

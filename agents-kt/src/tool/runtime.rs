@@ -96,15 +96,29 @@ impl<T: Tool> ToolRuntime<T> {
         raw: Option<Value>,
         setup: &'a CallSetup<'a>,
     ) -> impl Future<Output = CallRecord<T::Output>> + Send + 'a {
-        let json = self.json_args.then(|| raw.unwrap_or_else(|| json(&args)));
+        let inherited = match self.inherited(setup) {
+            Ok(inherited) => inherited,
+            Err(reason) => {
+                let record = CallRecord::rejected(Value::Null, CallResult::Denied { reason });
+                return CallFuture::Decided {
+                    record: Some(record),
+                };
+            }
+        };
+        let wants_json = self.json_args || inherited.is_some_and(|chains| chains.json_args);
+        let json = wants_json.then(|| raw.unwrap_or_else(|| json(&args)));
         let value = Viewed::new(args, json);
         let start = match setup.approvals {
             // A call that may wait for a human.
-            Some(approvals) => Start::Guarding(Box::pin(self.guarded(value, approvals, setup))),
+            Some(approvals) => {
+                Start::Guarding(Box::pin(self.guarded(value, approvals, setup, inherited)))
+            }
             None => {
-                let guard = self.chain.before(value, &setup.intercept, setup.guard);
+                let guard = self
+                    .chain
+                    .before(value, &setup.intercept, setup.guard, inherited);
                 match guard.ready() {
-                    Ok(outcome) => Start::Judged(self.judged(outcome, setup)),
+                    Ok(outcome) => Start::Judged(self.judged(outcome, setup, inherited)),
                     Err(later) => Start::Guarding(Box::pin(later)),
                 }
             }
@@ -114,7 +128,7 @@ impl<T: Tool> ToolRuntime<T> {
             Start::Guarding(outcome) => {
                 return CallFuture::Waiting {
                     future: Box::pin(async move {
-                        let judged = self.judged(outcome.await, setup);
+                        let judged = self.judged(outcome.await, setup, inherited);
                         self.complete(judged, setup).await
                     }),
                 };
@@ -147,6 +161,26 @@ impl<T: Tool> ToolRuntime<T> {
         }
     }
 
+    /// The links this call inherits from the runs above its run, joined for this tool; `None` in
+    /// a run without ancestors' links (a run a caller started), an error — the call denied —
+    /// when they cannot be found.
+    #[inline]
+    fn inherited<'a>(&self, setup: &CallSetup<'a>) -> Result<Option<&'a ToolChains<T>>, String> {
+        match setup.inherited {
+            None => Ok(None),
+            Some(inherited) => inherited.chains::<T>(&self.name).map(Some),
+        }
+    }
+
+    /// Whether the arguments are wanted as JSON: a dynamic link of the tool's own, or an
+    /// inherited one, reads them.
+    fn wants_json_args(&self, setup: &CallSetup<'_>) -> bool {
+        self.json_args
+            || self
+                .inherited(setup)
+                .is_ok_and(|chains| chains.is_some_and(|chains| chains.json_args))
+    }
+
     /// A call on its slow path, once its guard decided: the body run where it is not simply run
     /// (a sub-agent, a journaled step), then the after-tool chain.
     async fn complete(&self, judged: Judged<T>, setup: &CallSetup<'_>) -> CallRecord<T::Output> {
@@ -168,6 +202,7 @@ impl<T: Tool> ToolRuntime<T> {
         &self,
         outcome: ChainOutcome<Viewed<T::Args>, T::Output>,
         setup: &CallSetup<'_>,
+        inherited: Option<&ToolChains<T>>,
     ) -> Judged<T> {
         let ChainOutcome {
             value: Viewed { typed: args, json },
@@ -176,14 +211,17 @@ impl<T: Tool> ToolRuntime<T> {
         } = outcome;
         // Serialized before the tool consumes them, and only when someone will read them: this
         // replaces a clone on every call.
-        let args_json = if setup.report.args || self.json_output {
+        let inherited_after = inherited.is_some_and(|chains| !chains.after.is_empty());
+        let json_output = self.json_output || inherited.is_some_and(|chains| chains.json_output);
+        let has_after = self.has_after || inherited_after;
+        let args_json = if setup.report.args || json_output {
             json.unwrap_or_else(|| self::json(&args))
         } else {
             Value::Null
         };
         let (effect, kind) = match effect {
             Effect::Deny(reason) => {
-                let parts = Parts::new(args_json, decisions, DecisionKind::Deny, false);
+                let parts = Parts::new(args_json, decisions, (DecisionKind::Deny, false), false);
                 return Judged::Done(parts.ended(CallResult::Denied { reason }, Vec::new()));
             }
             Effect::Substitute(output) => (Some(output), DecisionKind::Substitute),
@@ -192,8 +230,14 @@ impl<T: Tool> ToolRuntime<T> {
         };
         setup.tool_ctx.started(&self.name, &args_json);
         match effect {
-            Some(output) => Judged::Produced(output, Parts::new(args_json, decisions, kind, true)),
-            None => Judged::Run(args, Parts::new(args_json, decisions, kind, false)),
+            Some(output) => Judged::Produced(
+                output,
+                Parts::new(args_json, decisions, (kind, true), has_after),
+            ),
+            None => Judged::Run(
+                args,
+                Parts::new(args_json, decisions, (kind, false), has_after),
+            ),
         }
     }
 
@@ -208,7 +252,7 @@ impl<T: Tool> ToolRuntime<T> {
     ) -> Result<CallRecord<T::Output>, (T::Output, Parts)> {
         match result {
             Err(failure) => Ok(parts.ended(CallResult::Failed { failure }, Vec::new())),
-            Ok(output) if !self.has_after => {
+            Ok(output) if !parts.has_after => {
                 let substituted = parts.substituted;
                 let result = CallResult::Completed {
                     output,
@@ -228,7 +272,10 @@ impl<T: Tool> ToolRuntime<T> {
         setup: &CallSetup<'_>,
     ) -> CallRecord<T::Output> {
         let substituted = parts.substituted;
-        let json = self.json_output.then(|| json(&output));
+        // Found at the guard, so found again.
+        let inherited = self.inherited(setup).ok().flatten();
+        let json_output = self.json_output || inherited.is_some_and(|chains| chains.json_output);
+        let json = json_output.then(|| json(&output));
         // The after-tool links see the arguments the call ran with.
         let intercept = InterceptContext {
             args: Some(&parts.args_json),
@@ -236,7 +283,12 @@ impl<T: Tool> ToolRuntime<T> {
         };
         let outcome = self
             .chain
-            .after(Viewed::new(output, json), &intercept, setup.guard)
+            .after(
+                Viewed::new(output, json),
+                &intercept,
+                setup.guard,
+                inherited,
+            )
             .await;
         let result = match outcome.effect {
             Effect::Deny(reason) => CallResult::Withheld { reason },
@@ -260,6 +312,7 @@ impl<T: Tool> ToolRuntime<T> {
         value: Viewed<T::Args>,
         approvals: &Arc<RunApprovals>,
         setup: &CallSetup<'_>,
+        inherited: Option<&ToolChains<T>>,
     ) -> ChainOutcome<Viewed<T::Args>, T::Output> {
         let timeout = setup.guard;
         let scope = ApprovalScope::new(Arc::clone(approvals), &self.name);
@@ -271,7 +324,10 @@ impl<T: Tool> ToolRuntime<T> {
         let mut earlier = Vec::new();
         let mut edits = 0;
         loop {
-            let mut outcome = self.chain.before(value, &intercept, timeout).await;
+            let mut outcome = self
+                .chain
+                .before(value, &intercept, timeout, inherited)
+                .await;
             earlier.append(&mut outcome.decisions);
             let edit = scope.take_edit();
             let refusal = match &edit {
@@ -286,7 +342,9 @@ impl<T: Tool> ToolRuntime<T> {
                 Some(edit) => match T::Args::deserialize(edit) {
                     Ok(typed) => {
                         edits += 1;
-                        value = Viewed::new(typed, self.json_args.then(|| edit.clone()));
+                        let wants_json =
+                            self.json_args || inherited.is_some_and(|chains| chains.json_args);
+                        value = Viewed::new(typed, wants_json.then(|| edit.clone()));
                         continue;
                     }
                     Err(error) => Some(format!(
@@ -425,12 +483,13 @@ impl<T: Tool> ErasedTool for ToolRuntime<T> {
     ) -> BoxFuture<'a, CallRecord<JsonOutput>> {
         async move {
             let report = setup.report;
+            let wants_json = self.wants_json_args(setup);
             // The common case reads the text straight into `T::Args`, nothing kept beside it.
             let parsed = match arguments {
-                Arguments::Text(text) if !self.json_args => serde_json::from_str(or_empty(text))
+                Arguments::Text(text) if !wants_json => serde_json::from_str(or_empty(text))
                     .map(|args| (args, None))
                     .map_err(|error| (error, None)),
-                _ => read_json_args::<T::Args>(arguments, self.json_args),
+                _ => read_json_args::<T::Args>(arguments, wants_json),
             };
             let (args, raw) = match parsed {
                 Ok(parsed) => parsed,

@@ -237,20 +237,24 @@ where
 
 /// A tool's whole chain, guarded by the one guard: its compile-time links, then the builder's.
 pub(crate) trait ChainGuard<T: Tool>: Send + Sync {
-    /// The before-tool interceptors, then the gates.
+    /// The before-tool interceptors, then the gates; the ancestors' links (`inherited`) after
+    /// the tool's own at each stage.
     fn before<'a>(
         &'a self,
         value: Viewed<T::Args>,
         ctx: &'a InterceptContext<'a>,
         options: GuardOptions,
+        inherited: Option<&'a ToolChains<T>>,
     ) -> ChainRun<'a, Viewed<T::Args>, T::Output>;
 
-    /// The after-tool interceptors.
+    /// The after-tool interceptors, the ancestors' opted-in ones (`inherited`) after the tool's
+    /// own.
     fn after<'a>(
         &'a self,
         value: Viewed<T::Output>,
         ctx: &'a InterceptContext<'a>,
         options: GuardOptions,
+        inherited: Option<&'a ToolChains<T>>,
     ) -> ChainRun<'a, Viewed<T::Output>, T::Output>;
 
     /// Whether any after-tool interceptor is registered.
@@ -279,14 +283,20 @@ where
         value: Viewed<T::Args>,
         ctx: &'a InterceptContext<'a>,
         options: GuardOptions,
+        inherited: Option<&'a ToolChains<T>>,
     ) -> ChainRun<'a, Viewed<T::Args>, T::Output> {
-        guard(
-            Joined(&self.statics.before, &self.dynamic.before),
-            Joined(&self.statics.gates, &self.dynamic.gates),
-            value,
-            ctx,
-            options,
-        )
+        let chain = Joined(&self.statics.before, &self.dynamic.before);
+        let gates = Joined(&self.statics.gates, &self.dynamic.gates);
+        match inherited {
+            None => guard(chain, gates, value, ctx, options),
+            Some(inherited) => guard(
+                Joined(chain, &inherited.before),
+                Joined(gates, &inherited.gates),
+                value,
+                ctx,
+                options,
+            ),
+        }
     }
 
     fn after<'a>(
@@ -294,14 +304,13 @@ where
         value: Viewed<T::Output>,
         ctx: &'a InterceptContext<'a>,
         options: GuardOptions,
+        inherited: Option<&'a ToolChains<T>>,
     ) -> ChainRun<'a, Viewed<T::Output>, T::Output> {
-        guard(
-            Joined(&self.statics.after, &self.dynamic.after),
-            &(),
-            value,
-            ctx,
-            options,
-        )
+        let chain = Joined(&self.statics.after, &self.dynamic.after);
+        match inherited {
+            None => guard(chain, &(), value, ctx, options),
+            Some(inherited) => guard(Joined(chain, &inherited.after), &(), value, ctx, options),
+        }
     }
 
     fn has_after(&self) -> bool {
