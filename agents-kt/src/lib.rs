@@ -115,8 +115,8 @@ pub mod mcp {
 #[doc(hidden)]
 pub use agent::AgentArgs;
 pub use agent::{
-    Agent, AgentBuilder, AgentInput, AgentOutput, AgentSession, AgentTool, EventStream, IntoSkill,
-    Skill, SkillContext, SkillError, ToolSet,
+    Agent, AgentBuilder, AgentInput, AgentOutput, AgentRef, AgentSession, AgentTool, EventStream,
+    IntoSkill, Skill, SkillContext, SkillError, ToolSet,
 };
 pub use approval::{
     Approval, ApprovalAnswer, ApprovalDesk, ApprovalInbox, ApprovalRequest, Approver,
@@ -155,8 +155,8 @@ pub use providers::{HttpSettings, RetryPolicy};
 pub use tool::{BoxedChain, DynFn, FromFn, ToolInterceptorOf};
 pub use tool::{
     IntoAfterToolCallInterceptor, IntoAfterToolInterceptor, IntoToolCallGate,
-    IntoToolCallInterceptor, IntoToolChain, IntoToolGate, IntoToolInterceptor, Tool, ToolArguments,
-    ToolChain, ToolContext, ToolError, ToolGate, ToolInterceptor,
+    IntoToolCallInterceptor, IntoToolChain, IntoToolGate, IntoToolInterceptor, LinkedAgent, Tool,
+    ToolArguments, ToolChain, ToolContext, ToolError, ToolGate, ToolInterceptor,
 };
 
 pub use macros::{

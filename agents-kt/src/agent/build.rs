@@ -42,12 +42,11 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
                 Err(error) => errors.push(error),
             }
         }
-        // A typed link for a tool the agent lacks is a mistake — unless it is meant for the
-        // agents it runs: a gate always flows down to them, an interceptor when opted in.
-        let runs_agents = tools.iter().any(|tool| tool.runs_agent());
-        let for_children = |entry: &registry::ToolEntry| {
-            runs_agents && (entry.is_gate() || self.interceptors_apply_to_children)
-        };
+        // A typed interceptor for a tool the agent lacks is a mistake; a typed gate is not: it
+        // flows down to the agents this one runs, whose tools it judges (as an interceptor does
+        // when the agent lets its interceptors apply to its children).
+        let for_children =
+            |entry: &registry::ToolEntry| entry.is_gate() || self.interceptors_apply_to_children;
         for entry in &self.tool_links {
             if let Some(tool) = entry.typed_for()
                 && !tools_by_name.contains_key(tool)

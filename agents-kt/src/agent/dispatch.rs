@@ -99,7 +99,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             let outcome = ToolOutcome::too_large(&call.name, call.arguments.len(), limit);
             return Ok(self.reject(call, outcome));
         }
-        let tool_ctx = self.tool_context(&call.id, tool.runs_agent());
+        let tool_ctx = self.tool_context(&call.id);
         let listened = self.reports_tool_calls();
         let report = Report {
             args: listened,
@@ -130,7 +130,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         let span = super::trace::execute_tool(T::NAME, &call_id, self.client());
         async {
             self.spend(BudgetTracker::begin_tool_call)?;
-            let tool_ctx = self.tool_context(&call_id, T::RUNS_AGENT);
+            let tool_ctx = self.tool_context(&call_id);
             let report = self.reports_tool_calls();
             let listened = Report {
                 args: report,
@@ -165,7 +165,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         let span = super::trace::execute_tool(name, &call_id, self.client());
         async {
             self.spend(BudgetTracker::begin_tool_call)?;
-            let tool_ctx = self.tool_context(&call_id, tool.runs_agent());
+            let tool_ctx = self.tool_context(&call_id);
             let setup = self.call_setup(
                 &tool_ctx,
                 tool.name(),
@@ -235,24 +235,22 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             || self.core.hub.is_observed()
     }
 
-    /// The context of one call; a tool that runs an agent also gets this run, for its
-    /// sub-agent to link to (other tools never read it, so their calls do not carry it).
-    fn tool_context(self: &Arc<Self>, call_id: &str, runs_agent: bool) -> ToolContext {
+    /// The context of one call, naming this run: an agent the tool runs (a sub-agent, a handoff,
+    /// or one started with `ctx.run_agent`) links to it — its depth, budget, gates and trace
+    /// follow — whatever kind of tool it is.
+    pub(crate) fn tool_context(self: &Arc<Self>, call_id: &str) -> ToolContext {
         let events = if self.is_session() {
             Some(Arc::clone(self) as Arc<dyn ToolEvents>)
         } else {
             self.progress_listener()
         };
-        let context = ToolContext::new(
+        ToolContext::new(
             call_id.to_string(),
             Arc::clone(&self.shared_ids().session_id),
             Arc::clone(&self.shared_ids().run_id),
             events,
-        );
-        match runs_agent {
-            true => context.with_parent(Arc::clone(self) as Arc<dyn crate::tool::ParentRun>),
-            false => context,
-        }
+        )
+        .with_parent(Arc::clone(self) as Arc<dyn crate::tool::ParentRun>)
     }
 
     /// Refuse a call before any interceptor sees it, telling the caller why.

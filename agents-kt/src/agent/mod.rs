@@ -1,5 +1,6 @@
 //! The agent: skills over a model and tools, every step guarded by interceptor chains.
 
+mod agent_ref;
 mod build;
 mod builder;
 mod choose_skill;
@@ -18,7 +19,9 @@ pub(crate) mod step;
 mod sub_agent;
 pub(crate) mod trace;
 mod transcript;
+mod unlinked;
 
+pub use agent_ref::AgentRef;
 pub use builder::AgentBuilder;
 pub use session::{AgentSession, EventStream};
 pub(crate) use skill::SkillKind;
@@ -332,6 +335,8 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
             caller,
             Some(sender),
         ));
+        // Seen here, on the caller's task: the session's own task is a fresh one.
+        unlinked::warn_if_unlinked(&self.inner.core.name, run.is_linked());
         let agent = self.clone();
         let task = tokio::spawn(async move { agent.execute(input, run, None).await });
         AgentSession::new(ids, receiver, task)
@@ -522,7 +527,8 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
             core.model_info.as_ref(),
             run.client(),
         );
-        async {
+        unlinked::warn_if_unlinked(&core.name, run.is_linked());
+        let body = async {
             run.report(Step::RunStarted);
             let mut unfinished = Unfinished(Some(&run));
             let body = AssertUnwindSafe(self.run_skill(input, &run, skill)).catch_unwind();
@@ -541,9 +547,8 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
             }
             run.close_events();
             result
-        }
-        .instrument(span)
-        .await
+        };
+        unlinked::marked(&core.name, body.instrument(span)).await
     }
 
     /// Resolve the skill, guard it (skill chain, then skill gates), and run the chosen skill.

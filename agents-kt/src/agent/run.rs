@@ -186,6 +186,12 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             .map_or(0, |lineage| lineage.call.depth())
     }
 
+    /// Whether this run was started by another run's call (a sub-agent's, a handoff's, a
+    /// `ctx.run_agent`'s).
+    pub(crate) fn is_linked(&self) -> bool {
+        self.lineage.is_some()
+    }
+
     /// The error a sub-agent ended this run with, if one did; the call that started it returns
     /// it.
     pub(crate) fn ended(&self) -> Option<&AgentError> {

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::run::Run;
-use crate::{AgentError, ChatResponse, Message, RunIds, Tool, ToolArguments};
+use crate::{AgentError, ChatResponse, LinkedAgent, Message, RunIds, Tool, ToolArguments};
 
 /// A code skill's handle on its run: tool calls and model calls made through it pass the same
 /// interceptor chains, budget and observers as the agent loop's.
@@ -49,6 +49,52 @@ impl<OUT: Clone + Send + 'static> SkillContext<OUT> {
     /// own (a `String`, say, shared by several tools). Otherwise as [`SkillContext::call_tool`].
     pub async fn call_tool_as<T: Tool>(&self, args: T::Args) -> Result<T::Output, AgentError> {
         self.run.call_typed_tool::<T>(args).await
+    }
+
+    /// Run `agent` on `input` as a sub-agent of this run — linked as a tool's
+    /// [`ToolContext::run_agent`](crate::ToolContext::run_agent) run is: one level deeper, on
+    /// the same budget, judged by this agent's gates and every ancestor's, recorded inside this
+    /// run's journal. A failure of the child is [`AgentError::ToolFailed`] naming it; a budget
+    /// it exhausted ends this run too, and is returned as itself.
+    ///
+    /// ```
+    /// use agents_kt::{Agent, Reply, ScriptedModel, Skill, SkillContext, SkillError};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let expert = Agent::<String, String>::builder("expert")
+    ///     .model(ScriptedModel::new([Reply::text("42")]))
+    ///     .build()
+    ///     .unwrap();
+    /// let desk = Agent::<String, String>::builder("desk")
+    ///     .skill(Skill::code("ask", move |question: String, ctx: SkillContext<String>| {
+    ///         let expert = expert.clone();
+    ///         async move { Ok::<_, SkillError>(ctx.run_agent(&expert, question).await?) }
+    ///     }))
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(desk.run("why?".into()).await.unwrap(), "42");
+    /// # }
+    /// ```
+    pub async fn run_agent<I2, O2>(
+        &self,
+        agent: &impl LinkedAgent<I2, O2>,
+        input: I2,
+    ) -> Result<O2, AgentError> {
+        let call_id = self.run.next_call_id();
+        let name = agent.agent_name();
+        let mut ctx = self.run.tool_context(&call_id);
+        if let Some(journal) = self.run.journal() {
+            // Its steps go inside a step of this run, as a sub-agent tool's do.
+            ctx = ctx.with_journal_scope(Arc::clone(journal), self.run.next_tool_step(&name));
+        }
+        let result = agent.run_linked(input, &ctx).await;
+        if let Some(error) = self.run.ended() {
+            return Err(error.clone());
+        }
+        result.map_err(|error| AgentError::ToolFailed {
+            tool: name,
+            error: error.to_string(),
+        })
     }
 
     /// Call the model once with `messages`, through the turn chain and the budget. If an

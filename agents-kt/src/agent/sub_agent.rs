@@ -5,7 +5,6 @@
 //! records its steps inside the parent's journal and streams its events into the parent's session.
 
 use std::borrow::Cow;
-use std::future::Future;
 use std::sync::Arc;
 
 use schemars::JsonSchema;
@@ -13,10 +12,13 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
+use futures::future::BoxFuture;
+
+use super::agent_ref::AgentRef;
 use super::lineage::{Lineage, ScopedJournal};
 use super::run::{Caller, Run};
 use super::{Agent, AgentInput, AgentOutput};
-use crate::tool::{ChildOf, ToolTarget};
+use crate::tool::{ChildOf, LinkedAgent, ToolTarget};
 use crate::{AgentError, Journal, Message, RunIds, Tool, ToolContext, ToolError};
 
 /// An agent offered to other agents as a tool: what [`Agent::as_tool`] returns, registered with
@@ -46,9 +48,24 @@ use crate::{AgentError, Journal, Message, RunIds, Tool, ToolContext, ToolError};
 /// # Ok(()) }
 /// ```
 pub struct AgentTool<IN, OUT> {
-    agent: Agent<IN, OUT>,
+    agent: Target<IN, OUT>,
     name: String,
     description: String,
+}
+
+/// The agent a tool runs: known, or bound later ([`AgentRef`]).
+enum Target<IN, OUT> {
+    Agent(Agent<IN, OUT>),
+    Ref(AgentRef<IN, OUT>),
+}
+
+impl<IN, OUT> Clone for Target<IN, OUT> {
+    fn clone(&self) -> Self {
+        match self {
+            Target::Agent(agent) => Target::Agent(agent.clone()),
+            Target::Ref(slot) => Target::Ref(slot.clone()),
+        }
+    }
 }
 
 impl<IN, OUT> Clone for AgentTool<IN, OUT> {
@@ -63,10 +80,37 @@ impl<IN, OUT> Clone for AgentTool<IN, OUT> {
 
 impl<IN, OUT> std::fmt::Debug for AgentTool<IN, OUT> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let agent = match &self.agent {
+            Target::Agent(agent) => agent.inner.core.name.clone(),
+            Target::Ref(slot) => match slot.get() {
+                Some(agent) => agent.inner.core.name.clone(),
+                None => "<not bound yet>".to_string(),
+            },
+        };
         f.debug_struct("AgentTool")
             .field("name", &self.name)
-            .field("agent", &self.agent.inner.core.name)
+            .field("agent", &agent)
             .finish_non_exhaustive()
+    }
+}
+
+impl<IN: AgentInput, OUT: AgentOutput> AgentTool<IN, OUT> {
+    /// A tool running the agent `slot` is bound to when it is called.
+    pub(super) fn late(slot: AgentRef<IN, OUT>, name: String, description: String) -> Self {
+        AgentTool {
+            agent: Target::Ref(slot),
+            name,
+            description,
+        }
+    }
+
+    /// The agent the tool runs; an error when it is an [`AgentRef`] not bound (or whose agent
+    /// is gone).
+    fn agent(&self) -> Result<Agent<IN, OUT>, ToolError> {
+        match &self.agent {
+            Target::Agent(agent) => Ok(agent.clone()),
+            Target::Ref(slot) => slot.resolve(),
+        }
     }
 }
 
@@ -81,7 +125,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         description: impl Into<String>,
     ) -> AgentTool<IN, OUT> {
         AgentTool {
-            agent: self.clone(),
+            agent: Target::Agent(self.clone()),
             name: name.into(),
             description: description.into(),
         }
@@ -188,13 +232,48 @@ impl<IN: AgentInput, OUT: AgentOutput + Serialize> ToolTarget<IN, OUT> for Agent
         &self.description
     }
 
-    fn call(
+    async fn call(
         &self,
         tool: &'static str,
         input: IN,
         ctx: &ToolContext,
-    ) -> impl Future<Output = Result<OUT, ToolError>> + Send {
-        self.agent.run_nested(input, tool, Vec::new(), ctx)
+    ) -> Result<OUT, ToolError> {
+        let agent = self.agent()?;
+        agent.run_nested(input, tool, Vec::new(), ctx).await
+    }
+}
+
+/// `ctx.run_agent(&agent, input)`: a run linked to the caller's.
+impl<IN: AgentInput, OUT: AgentOutput + Serialize> LinkedAgent<IN, OUT> for Agent<IN, OUT> {
+    fn agent_name(&self) -> String {
+        self.name().to_string()
+    }
+
+    fn run_linked<'a>(
+        &'a self,
+        input: IN,
+        ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, Result<OUT, ToolError>> {
+        Box::pin(self.run_nested(input, self.name(), Vec::new(), ctx))
+    }
+}
+
+/// `ctx.run_agent(&me, input)`: the bound agent, linked to the caller's run.
+impl<IN: AgentInput, OUT: AgentOutput + Serialize> LinkedAgent<IN, OUT> for AgentRef<IN, OUT> {
+    fn agent_name(&self) -> String {
+        self.get()
+            .map_or_else(|| "<unbound>".to_string(), |agent| agent.name().to_string())
+    }
+
+    fn run_linked<'a>(
+        &'a self,
+        input: IN,
+        ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, Result<OUT, ToolError>> {
+        Box::pin(async move {
+            let agent = self.resolve()?;
+            agent.run_nested(input, agent.name(), Vec::new(), ctx).await
+        })
     }
 }
 
@@ -226,8 +305,8 @@ where
             (true, Some(parent)) => parent.conversation(),
             _ => Vec::new(),
         };
-        self.tool
-            .agent
+        let agent = self.tool.agent()?;
+        agent
             .run_nested(args.0, &self.tool.name, history, ctx)
             .await
     }

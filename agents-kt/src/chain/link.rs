@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::GateOwner;
 use super::gate::GateInChain;
-use crate::{DecisionStage, Gate, Interceptor};
+use crate::{DecisionStage, Gate, InterceptContext, Intercepted, Interceptor};
 
 /// One interceptor of a chain, with the name it is reported by.
 ///
@@ -72,9 +72,20 @@ impl<T, R> Link<T, R> {
     /// let link: Link<u32, ()> = Link::gate(gate).owned_by(Arc::new(GateOwner::new("planner", 0)));
     /// assert_eq!(link.owner().map(|o| o.depth), Some(0));
     /// ```
-    pub fn owned_by(mut self, owner: Arc<GateOwner>) -> Self {
-        self.owner = Some(owner);
-        self
+    pub fn owned_by(self, owner: Arc<GateOwner>) -> Self
+    where
+        T: 'static,
+        R: 'static,
+    {
+        let interceptor = Arc::new(AsOwner {
+            inner: self.interceptor,
+            owner: Arc::clone(&owner),
+        });
+        Link {
+            interceptor,
+            name: self.name,
+            owner: Some(owner),
+        }
     }
 
     /// The ancestor the link came from, if it judges a descendant's call.
@@ -90,6 +101,23 @@ impl<T, R> Clone for Link<T, R> {
             name: self.name.clone(),
             owner: self.owner.clone(),
         }
+    }
+}
+
+/// An ancestor's link, asked with its owner in the context (wrapped once, when the link is
+/// inherited, so an agent's own links are asked as they always were).
+struct AsOwner<T, R> {
+    inner: Arc<dyn Interceptor<T, R>>,
+    owner: Arc<GateOwner>,
+}
+
+impl<T, R> Interceptor<T, R> for AsOwner<T, R> {
+    fn intercept<'a>(&'a self, value: &T, ctx: &InterceptContext<'_>) -> Intercepted<'a, T, R> {
+        let ctx = InterceptContext {
+            owner: Some(&self.owner),
+            ..*ctx
+        };
+        self.inner.intercept(value, &ctx)
     }
 }
 

@@ -96,18 +96,6 @@ impl<'a, T: 'a, R: 'a> Links<'a, T, R> for &'a [Link<T, R>] {
     #[inline]
     fn ask(self, index: usize, value: &T, ctx: &InterceptContext<'_>) -> Intercepted<'a, T, R> {
         match self.get(index) {
-            // An ancestor's link is told whose it is.
-            Some(Link {
-                interceptor,
-                owner: Some(owner),
-                ..
-            }) => {
-                let ctx = InterceptContext {
-                    owner: Some(owner),
-                    ..*ctx
-                };
-                interceptor.intercept(value, &ctx)
-            }
             Some(link) => link.interceptor.intercept(value, ctx),
             None => Intercepted::Ready(Decision::Proceed),
         }

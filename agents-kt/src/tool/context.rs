@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::budget::BudgetTracker;
-use crate::{AgentError, AgentEvent, Extensions, Message, RunIds};
+use crate::{AgentError, AgentEvent, Extensions, Message, RunIds, ToolError};
 
 /// Receives the events of a tool call on the session path.
 pub(crate) trait ToolEvents: Send + Sync {
@@ -126,6 +126,52 @@ impl ToolContext {
         }
     }
 
+    /// Run `agent` on `input` as a sub-agent of the run that made this call: linked to it as
+    /// [`AgentBuilder::sub_agent`](crate::AgentBuilder::sub_agent) describes — one level deeper
+    /// (stopped past `max_agent_depth`), spending from the same budget, judged by every gate of
+    /// every agent above it, its events and spans nested under this call. This is the way for a
+    /// tool to run an agent: an `agent.run(..)` inside a tool body starts a run linked to
+    /// nothing (no depth limit, no shared budget, no inherited gates), and is logged as a
+    /// warning naming both agents. `agent` is an [`Agent`](crate::Agent) or an
+    /// [`AgentRef`](crate::AgentRef) (an agent that runs itself). A failure of the child is
+    /// this call's failure, worded for the caller's model; outside any run (a detached
+    /// context) the agent simply runs.
+    ///
+    /// ```
+    /// use std::borrow::Cow;
+    /// use agents_kt::{Agent, Reply, ScriptedModel, Tool, ToolContext, ToolError};
+    /// # #[derive(Clone, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+    /// # pub struct AskArgs { pub question: String }
+    /// /// Asks the expert; the expert's run is linked to the caller's.
+    /// struct AskExpert(Agent<String, String>);
+    ///
+    /// impl Tool for AskExpert {
+    ///     const NAME: &'static str = "ask_expert";
+    ///     type Args = AskArgs;
+    ///     type Output = String;
+    ///     fn description(&self) -> Cow<'static, str> { "Asks the expert.".into() }
+    ///     async fn call(&self, args: AskArgs, ctx: &ToolContext) -> Result<String, ToolError> {
+    ///         ctx.run_agent(&self.0, args.question).await
+    ///     }
+    /// }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let expert = Agent::<String, String>::builder("expert")
+    ///     .model(ScriptedModel::new([Reply::text("42")]))
+    ///     .build()
+    ///     .unwrap();
+    /// let answer = ToolContext::detached("call-1").run_agent(&expert, "why?".into()).await;
+    /// assert_eq!(answer.unwrap(), "42");
+    /// # }
+    /// ```
+    pub async fn run_agent<IN, OUT>(
+        &self,
+        agent: &impl LinkedAgent<IN, OUT>,
+        input: IN,
+    ) -> Result<OUT, ToolError> {
+        agent.run_linked(input, self).await
+    }
+
     /// Report that `tool` is about to run with `args` (already JSON: a call with events is a
     /// reported call).
     #[inline]
@@ -150,6 +196,26 @@ impl fmt::Debug for ToolContext {
             .field("run_id", &self.run_id)
             .finish_non_exhaustive()
     }
+}
+
+/// An agent a tool can run as a linked sub-agent with [`ToolContext::run_agent`]:
+/// [`Agent`](crate::Agent) and [`AgentRef`](crate::AgentRef).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an agent a tool can run",
+    label = "pass an `Agent<IN, OUT>` or an `AgentRef<IN, OUT>` (by reference)"
+)]
+pub trait LinkedAgent<IN, OUT>: Send + Sync {
+    /// The agent's name (an unbound handle's: `<unbound>`).
+    #[doc(hidden)]
+    fn agent_name(&self) -> String;
+
+    /// Run as the sub-agent of the run that made the call `ctx` describes.
+    #[doc(hidden)]
+    fn run_linked<'a>(
+        &'a self,
+        input: IN,
+        ctx: &'a ToolContext,
+    ) -> futures::future::BoxFuture<'a, Result<OUT, ToolError>>;
 }
 
 /// A run seen from a sub-agent it started, whatever its output type.

@@ -86,7 +86,7 @@ pub(crate) struct InheritedFor<'a> {
     pub index: usize,
 }
 
-impl<OUT> Inherited<OUT> {
+impl<OUT: 'static> Inherited<OUT> {
     /// What a run of an agent with `tools` tools inherits from `ancestors` (nearest first);
     /// `None` when no ancestor has a link to pass down.
     pub(crate) fn new(ancestors: Vec<Ancestor>, tools: usize) -> Option<Self> {
@@ -155,7 +155,7 @@ impl InheritedTools {
 
 /// The gates `pick` chooses from every ancestor, as links of this run's output type, each naming
 /// its owner.
-fn owned_gates<T: 'static, OUT>(
+fn owned_gates<T: 'static, OUT: 'static>(
     ancestors: &[Ancestor],
     pick: impl Fn(&TreeLinks) -> &Vec<NamedGate<T>>,
 ) -> Vec<Link<T, OUT>> {
@@ -170,7 +170,7 @@ fn owned_gates<T: 'static, OUT>(
 }
 
 /// A gate that denies every call with `reason`, as `owner`'s.
-fn refusal<T, R>(reason: String, owner: &Arc<GateOwner>) -> Link<T, R> {
+fn refusal<T: 'static, R: 'static>(reason: String, owner: &Arc<GateOwner>) -> Link<T, R> {
     Link::new(Arc::new(Refuse(reason)))
         .named("inherited_gate_for_another_tool_type")
         .owned_by(Arc::clone(owner))

@@ -15,7 +15,7 @@ mod target;
 mod typed_interceptor;
 pub(crate) mod view;
 
-pub use context::ToolContext;
+pub use context::{LinkedAgent, ToolContext};
 #[doc(hidden)]
 pub use dynamic::DynFn;
 pub use dynamic::{IntoAfterToolCallInterceptor, IntoToolCallGate, IntoToolCallInterceptor};

@@ -22,7 +22,7 @@ use super::Tool;
 use super::static_chain::{BoxedChain, ChainGuard};
 use super::view::Viewed;
 use crate::approval::{ApprovalScope, RunApprovals};
-use crate::chain::{ChainOutcome, Effect};
+use crate::chain::{ChainOutcome, ChainRun, Effect, GuardOptions};
 use crate::{DecisionKind, InterceptContext, ToolSpec};
 use std::sync::Arc;
 
@@ -114,9 +114,7 @@ impl<T: Tool> ToolRuntime<T> {
                 Start::Guarding(Box::pin(self.guarded(value, approvals, setup, inherited)))
             }
             None => {
-                let guard = self
-                    .chain
-                    .before(value, &setup.intercept, setup.guard, inherited);
+                let guard = self.guard(value, &setup.intercept, setup.guard, inherited);
                 match guard.ready() {
                     Ok(outcome) => Start::Judged(self.judged(outcome, setup, inherited)),
                     Err(later) => Start::Guarding(Box::pin(later)),
@@ -158,6 +156,22 @@ impl<T: Tool> ToolRuntime<T> {
             judged => CallFuture::Waiting {
                 future: Box::pin(self.complete(judged, setup)),
             },
+        }
+    }
+
+    /// The before-tool guard: the tool's own links, and the ancestors' after them in a
+    /// sub-agent's run.
+    #[inline]
+    fn guard<'a>(
+        &'a self,
+        value: Viewed<T::Args>,
+        ctx: &'a InterceptContext<'a>,
+        options: GuardOptions,
+        inherited: Option<&'a ToolChains<T>>,
+    ) -> ChainRun<'a, Viewed<T::Args>, T::Output> {
+        match inherited {
+            None => self.chain.before(value, ctx, options),
+            Some(inherited) => self.chain.before_inherited(value, ctx, options, inherited),
         }
     }
 
@@ -324,10 +338,7 @@ impl<T: Tool> ToolRuntime<T> {
         let mut earlier = Vec::new();
         let mut edits = 0;
         loop {
-            let mut outcome = self
-                .chain
-                .before(value, &intercept, timeout, inherited)
-                .await;
+            let mut outcome = self.guard(value, &intercept, timeout, inherited).await;
             earlier.append(&mut outcome.decisions);
             let edit = scope.take_edit();
             let refusal = match &edit {
@@ -463,8 +474,6 @@ pub(crate) trait ErasedTool: Send + Sync {
     ) -> BoxFuture<'a, CallRecord<JsonOutput>>;
     /// For code skills calling the tool with typed arguments.
     fn as_any(&self) -> &dyn Any;
-    /// Whether the tool runs an agent ([`Tool::RUNS_AGENT`]).
-    fn runs_agent(&self) -> bool;
 }
 
 impl<T: Tool> ErasedTool for ToolRuntime<T> {
@@ -511,10 +520,6 @@ impl<T: Tool> ErasedTool for ToolRuntime<T> {
 
     fn as_any(&self) -> &dyn Any {
         self
-    }
-
-    fn runs_agent(&self) -> bool {
-        T::RUNS_AGENT
     }
 }
 

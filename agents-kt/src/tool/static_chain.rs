@@ -237,14 +237,22 @@ where
 
 /// A tool's whole chain, guarded by the one guard: its compile-time links, then the builder's.
 pub(crate) trait ChainGuard<T: Tool>: Send + Sync {
-    /// The before-tool interceptors, then the gates; the ancestors' links (`inherited`) after
-    /// the tool's own at each stage.
+    /// The before-tool interceptors, then the gates.
     fn before<'a>(
         &'a self,
         value: Viewed<T::Args>,
         ctx: &'a InterceptContext<'a>,
         options: GuardOptions,
-        inherited: Option<&'a ToolChains<T>>,
+    ) -> ChainRun<'a, Viewed<T::Args>, T::Output>;
+
+    /// [`Self::before`] in a sub-agent's run: the ancestors' links (`inherited`) after the
+    /// tool's own at each stage. Apart, so a call with no ancestors runs the code it always did.
+    fn before_inherited<'a>(
+        &'a self,
+        value: Viewed<T::Args>,
+        ctx: &'a InterceptContext<'a>,
+        options: GuardOptions,
+        inherited: &'a ToolChains<T>,
     ) -> ChainRun<'a, Viewed<T::Args>, T::Output>;
 
     /// The after-tool interceptors, the ancestors' opted-in ones (`inherited`) after the tool's
@@ -283,20 +291,32 @@ where
         value: Viewed<T::Args>,
         ctx: &'a InterceptContext<'a>,
         options: GuardOptions,
-        inherited: Option<&'a ToolChains<T>>,
+    ) -> ChainRun<'a, Viewed<T::Args>, T::Output> {
+        guard(
+            Joined(&self.statics.before, &self.dynamic.before),
+            Joined(&self.statics.gates, &self.dynamic.gates),
+            value,
+            ctx,
+            options,
+        )
+    }
+
+    fn before_inherited<'a>(
+        &'a self,
+        value: Viewed<T::Args>,
+        ctx: &'a InterceptContext<'a>,
+        options: GuardOptions,
+        inherited: &'a ToolChains<T>,
     ) -> ChainRun<'a, Viewed<T::Args>, T::Output> {
         let chain = Joined(&self.statics.before, &self.dynamic.before);
         let gates = Joined(&self.statics.gates, &self.dynamic.gates);
-        match inherited {
-            None => guard(chain, gates, value, ctx, options),
-            Some(inherited) => guard(
-                Joined(chain, &inherited.before),
-                Joined(gates, &inherited.gates),
-                value,
-                ctx,
-                options,
-            ),
-        }
+        guard(
+            Joined(chain, &inherited.before),
+            Joined(gates, &inherited.gates),
+            value,
+            ctx,
+            options,
+        )
     }
 
     fn after<'a>(
