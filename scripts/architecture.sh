@@ -16,7 +16,7 @@ breach() {
 src=agents-kt/src
 lower=(
   "$src/chain" "$src/tool" "$src/memory" "$src/model" "$src/providers" "$src/events"
-  "$src/telemetry" "$src/mcp_client" "$src/intercept"
+  "$src/telemetry" "$src/mcp_client" "$src/intercept" "$src/policy"
   "$src/approval.rs" "$src/budget.rs" "$src/error.rs" "$src/journal.rs" "$src/message.rs"
   "$src/observers.rs"
 )

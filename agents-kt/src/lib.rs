@@ -88,6 +88,7 @@ pub mod memory;
 mod message;
 mod model;
 mod observers;
+mod policy;
 #[cfg(feature = "http")]
 mod providers;
 /// Entry points for `cargo fuzz` (see `fuzz/`): not part of the API.
@@ -145,6 +146,7 @@ pub use model::{
     ChatStream, ModelClient, ModelError, ModelInfo, Reply, ResponseAssembler, ScriptedModel,
 };
 pub use observers::OBSERVE_BUFFER;
+pub use policy::{Policy, PolicyBuilder};
 #[cfg(feature = "anthropic")]
 pub use providers::Anthropic;
 #[cfg(feature = "openai")]

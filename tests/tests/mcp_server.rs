@@ -512,3 +512,121 @@ async fn logging_is_offered_unless_turned_off_and_then_set_level_is_an_unknown_m
         "{error}"
     );
 }
+
+/// One policy: no writes under /etc (typed), no skill calls named `echo` over any path (JSON).
+fn org_policy() -> agents_kt::Policy {
+    agents_kt::Policy::builder("org")
+        .gate_tool_call(
+            |args: &WriteFileArgs| match args.path.starts_with("/etc/") {
+                true => Verdict::deny("system paths are off-limits"),
+                false => Verdict::Allow,
+            },
+        )
+        .on_gate_tool_call(|name: &str, _: &Value| match name {
+            "echo" => Verdict::deny("no echoes"),
+            _ => Verdict::Allow,
+        })
+        .build()
+}
+
+/// An agent without gates of its own, holding `writeFile` and an `echo` skill.
+fn plain_desk(model: ScriptedModel, writes: &WriteFile) -> agents_kt::AgentBuilder<String, String> {
+    Agent::<String, String>::builder("plain-desk")
+        .model(model)
+        .tool(writes.clone())
+}
+
+#[tokio::test]
+async fn the_same_policy_on_an_agent_and_on_an_mcp_server_denies_the_same_call_with_the_same_text()
+{
+    let policy = org_policy();
+    let passwd = json!({"path": "/etc/passwd", "contents": "x"});
+
+    // Locally: the policy on the agent.
+    let writes = WriteFile::default();
+    let model = ScriptedModel::new([
+        Reply::tool_call("writeFile", passwd.clone()),
+        Reply::text("done"),
+    ]);
+    let local = plain_desk(model.clone(), &writes)
+        .policy(&policy)
+        .build()
+        .unwrap();
+    local.run("write".into()).await.unwrap();
+    let told_locally = agents_kt_tests::last_message(&model, 1);
+
+    // Over MCP: the policy on the server, the agent without it.
+    let served = plain_desk(ScriptedModel::default(), &writes)
+        .skill(Skill::code(
+            "echo",
+            |input: String, _: SkillContext<String>| async move {
+                Ok::<_, SkillError>(format!("echo: {input}"))
+            },
+        ))
+        .build()
+        .unwrap();
+    let server = McpServer::builder(served)
+        .expose_tool::<WriteFile>()
+        .expose_skill("echo")
+        .policy(&policy)
+        .build()
+        .unwrap();
+    let client = serve_to(server, "trusted").await;
+    let (told_over_mcp, is_error) = call(&client, "writeFile", passwd).await;
+
+    assert_eq!(
+        told_locally,
+        "ERROR: Tool 'writeFile' denied by policy: system paths are off-limits"
+    );
+    assert_eq!(
+        (told_over_mcp.as_str(), is_error),
+        (told_locally.as_str(), true)
+    );
+    assert!(writes.ran.is_empty(), "a denied write ran");
+
+    // The server's policy judges an exposed skill's call too, and lets the rest through.
+    assert_eq!(
+        call(&client, "echo", json!({"input": "hi"})).await,
+        (
+            "ERROR: Tool 'echo' denied by policy: no echoes".into(),
+            true
+        )
+    );
+    let (ok, is_error) = call(
+        &client,
+        "writeFile",
+        json!({"path": "/tmp/x", "contents": "x"}),
+    )
+    .await;
+    assert!(!is_error, "{ok}");
+    assert_eq!(writes.ran.len(), 1);
+}
+
+#[tokio::test]
+async fn a_policy_attached_to_two_agents_guards_both_and_flows_down_from_each() {
+    let policy = org_policy();
+    let passwd = json!({"path": "/etc/passwd", "contents": "x"});
+    for name in ["first", "second"] {
+        let writes = WriteFile::default();
+        let child_model = ScriptedModel::new([
+            Reply::tool_call("writeFile", passwd.clone()),
+            Reply::text("child done"),
+        ]);
+        let child = plain_desk(child_model.clone(), &writes).build().unwrap();
+        let parent = Agent::<String, String>::builder(name)
+            .model(ScriptedModel::new([
+                Reply::tool_call("delegate", json!({"input": "write"})),
+                Reply::text("done"),
+            ]))
+            .sub_agent(child.as_tool("delegate", "Writes."))
+            .policy(&policy)
+            .build()
+            .unwrap();
+        parent.run("go".into()).await.unwrap();
+        assert!(writes.ran.is_empty(), "{name}: the child's write ran");
+        assert_eq!(
+            agents_kt_tests::last_message(&child_model, 1),
+            "ERROR: Tool 'writeFile' denied by policy: system paths are off-limits"
+        );
+    }
+}

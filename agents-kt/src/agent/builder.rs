@@ -67,6 +67,8 @@ pub struct AgentBuilder<IN, OUT> {
     pub(super) tree: TreeLinks,
     /// Whether this agent's tool interceptors apply to the agents it runs too.
     pub(super) interceptors_apply_to_children: bool,
+    /// The names of the policies attached, in order (for the permission manifest).
+    pub(super) policies: Vec<String>,
     last: Option<Registered>,
     pub(super) tool_concurrency: usize,
     pub(super) observers: Observers,
@@ -108,6 +110,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             links: PointLinks::default(),
             tree: TreeLinks::default(),
             interceptors_apply_to_children: false,
+            policies: Vec::new(),
             last: None,
             approval_desk: None,
             handoffs: Vec::new(),
@@ -413,7 +416,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
     /// gate's `Verdict::Deny` fails the run exactly as an interceptor's `Deny`, whatever the
     /// interceptors decided (unless one substituted: then no skill runs to guard).
     pub fn gate_skill<M>(mut self, gate: impl IntoGate<String, str, M>) -> Self {
-        let gate = named_gate(gate);
+        let gate = NamedGate::of(gate);
         self.links.skill_gates.push(gate.link());
         self.tree.skill_gates.push(gate);
         self.registered(Registered::SkillGate)
@@ -421,7 +424,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
 
     /// A gate on every model call: after the turn interceptors, on the final messages.
     pub fn gate_turn<M>(mut self, gate: impl IntoGate<Vec<Message>, [Message], M>) -> Self {
-        let gate = named_gate(gate);
+        let gate = NamedGate::of(gate);
         self.links.turn_gates.push(gate.link());
         self.tree.turn_gates.push(gate);
         self.registered(Registered::TurnGate)
@@ -544,12 +547,12 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             Some(Registered::Skill) => rename(&mut self.links.skill_chain, name),
             Some(Registered::SkillGate) => {
                 rename(&mut self.links.skill_gates, Arc::clone(&name));
-                rename_gate(&mut self.tree.skill_gates, name);
+                NamedGate::rename_last(&mut self.tree.skill_gates, name);
             }
             Some(Registered::Turn) => rename(&mut self.links.turn_chain, name),
             Some(Registered::TurnGate) => {
                 rename(&mut self.links.turn_gates, Arc::clone(&name));
-                rename_gate(&mut self.tree.turn_gates, name);
+                NamedGate::rename_last(&mut self.tree.turn_gates, name);
             }
             Some(Registered::Tool) => {
                 if let Some(entry) = self.tool_links.last_mut() {
@@ -646,20 +649,6 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
 fn named_link<T, R, U: ?Sized, M, I: IntoInterceptor<T, R, U, M>>(interceptor: I) -> Link<T, R> {
     let name = name_of::<I>();
     Link::new(interceptor.into_interceptor()).maybe_named(name.map(Arc::from))
-}
-
-/// A gate, named after its function or type when it has one.
-fn named_gate<T: 'static, U: ?Sized, M, G: IntoGate<T, U, M>>(gate: G) -> NamedGate<T> {
-    NamedGate {
-        name: name_of::<G>().map(Arc::from),
-        gate: gate.into_gate(),
-    }
-}
-
-fn rename_gate<T>(gates: &mut [NamedGate<T>], name: Arc<str>) {
-    if let Some(last) = gates.last_mut() {
-        last.name = Some(name);
-    }
 }
 
 fn name_of_val<F>(_: &F) -> Option<Arc<str>> {

@@ -3,6 +3,7 @@
 mod agent_ref;
 mod build;
 mod builder;
+mod builder_policy;
 mod choose_skill;
 mod conversation;
 pub(crate) mod dispatch;
@@ -45,8 +46,10 @@ use serde_json::Value;
 use tracing::Instrument;
 
 use crate::budget::duration_exceeded;
-use crate::chain::{Joined, Link, panic_message};
+use crate::chain::{Link, panic_message};
 use crate::observers::{Observers, PipelineHub};
+#[cfg(feature = "mcp")]
+use crate::tool::inherited::Ancestor;
 use crate::tool::inherited::TreeLinks;
 use crate::tool::runtime::ErasedTool;
 use crate::{
@@ -362,6 +365,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         name: &str,
         arguments: String,
         progress: Option<Arc<dyn crate::tool::context::ToolEvents>>,
+        above: &[Ancestor],
     ) -> Result<step::Answer, AgentError> {
         let core = &self.inner.core;
         let tool = core.tool(name).ok_or_else(|| AgentError::UnknownTool {
@@ -374,6 +378,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
             Caller {
                 client: Some(client.to_string()),
                 progress,
+                above: above.to_vec(),
                 ..Caller::default()
             },
             None,
@@ -393,11 +398,12 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         client: &str,
         skill: &str,
         arguments: Value,
+        above: &[Ancestor],
         input: impl FnOnce(Value) -> Result<IN, String>,
     ) -> Result<SkillCall<OUT>, AgentError> {
         let call_id = self.inner.core.next_call_id();
         let span = trace::execute_tool(skill, &call_id, Some(client));
-        self.guarded_skill_call(client, skill, call_id, arguments, input)
+        self.guarded_skill_call(client, skill, call_id, arguments, above, input)
             .instrument(span)
             .await
     }
@@ -410,20 +416,19 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         skill: &str,
         call_id: String,
         arguments: Value,
+        above: &[Ancestor],
         input: impl FnOnce(Value) -> Result<IN, String>,
     ) -> Result<SkillCall<OUT>, AgentError> {
         let core = &self.inner.core;
         let ids = self.mcp_ids(client);
         let caller = Caller {
             client: Some(client.to_string()),
+            above: above.to_vec(),
             ..Caller::default()
         };
         let run = Arc::new(Run::new(Arc::clone(core), ids.clone(), caller, None));
         let ctx = run.intercept_context(Some(skill), Some((skill, &call_id)));
-        let links = (
-            &core.any_tool_chain[..],
-            Joined(&core.any_tool_gates[..], &[][..]),
-        );
+        let links = run.any_tool_guards();
         let passed = run
             .pass(
                 InterceptionPoint::ToolCall,
@@ -456,6 +461,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         };
         let caller = Caller {
             client: Some(client.to_string()),
+            above: above.to_vec(),
             ..Caller::default()
         };
         let mut ids = ids;

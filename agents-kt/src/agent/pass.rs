@@ -7,6 +7,9 @@
 use super::run::Run;
 use super::step::{Passed, Step};
 use crate::chain::{Effect, Joined, Link, Links, guard};
+#[cfg(feature = "mcp")]
+use serde_json::Value;
+
 use crate::{InterceptContext, InterceptionPoint};
 
 /// A point's interceptors, then its gates: the agent's own, and those its run inherits from the
@@ -16,22 +19,28 @@ pub(crate) type Guards<'a, T, R> = (&'a [Link<T, R>], Gates<'a, T, R>);
 /// A point's gates: the agent's own, then its ancestors'.
 pub(crate) type Gates<'a, T, R> = Joined<&'a [Link<T, R>], &'a [Link<T, R>]>;
 
+/// The dynamic tool links an MCP call of an exposed skill passes: interceptors, then gates, each
+/// the agent's own then its ancestors'.
+#[cfg(feature = "mcp")]
+pub(crate) type AnyToolGuards<'a> = (Gates<'a, Value, Value>, Gates<'a, Value, Value>);
+
 impl<OUT: Clone + Send + 'static> Run<OUT> {
     /// Pass `value` through `point`'s interceptors, then its gates; report every non-`Proceed`
     /// decision once. `target` names what is guarded (for the report and a denial), read only
     /// when there is something to say.
-    pub(crate) async fn pass<T, R>(
+    pub(crate) async fn pass<'l, T, R, C, G>(
         &self,
         point: InterceptionPoint,
-        (chain, gates): Guards<'_, T, R>,
+        (chain, gates): (C, G),
         value: T,
-        ctx: &InterceptContext<'_>,
+        ctx: &'l InterceptContext<'l>,
         target: impl Fn(&T) -> String,
     ) -> Passed<T, R>
     where
-        T: Send,
-        R: Send,
-        for<'l> &'l [Link<T, R>]: Links<'l, T, R>,
+        T: Send + 'l,
+        R: Send + 'l,
+        C: Links<'l, T, R>,
+        G: Links<'l, T, R>,
     {
         let outcome = guard(chain, gates, value, ctx, self.guard_options()).await;
         if !outcome.decisions.is_empty() {

@@ -12,6 +12,8 @@ use tracing::Instrument;
 
 use super::Core;
 use super::lineage::Lineage;
+#[cfg(feature = "mcp")]
+use super::pass::AnyToolGuards;
 use super::pass::Guards;
 use super::step::Passed;
 use super::step::Step;
@@ -93,6 +95,9 @@ pub(crate) struct Caller {
     pub lineage: Option<Lineage>,
     /// The conversation before the input.
     pub history: Vec<Message>,
+    /// Links judging the run from above with no run of their own there: an MCP server's
+    /// policies.
+    pub above: Vec<Ancestor>,
     /// Where the conversation is remembered.
     pub memory: Option<crate::memory::Remembered>,
 }
@@ -123,10 +128,14 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             (None, None) => None,
         };
         let approvals = channel.map(|channel| Arc::new(RunApprovals::new(channel, &ids.run_id)));
-        let inherited = caller
-            .lineage
-            .as_ref()
-            .and_then(|lineage| Inherited::new(lineage.parent.ancestors(), core.tools.len()));
+        // The links of every run above (a parent's, and its own ancestors'), then those judging
+        // from outside the tree (an MCP server's policies).
+        let mut ancestors = match &caller.lineage {
+            Some(lineage) => lineage.parent.ancestors(),
+            None => Vec::new(),
+        };
+        ancestors.extend(caller.above.iter().cloned());
+        let inherited = Inherited::new(ancestors, core.tools.len());
         Run {
             core,
             ids,
@@ -165,6 +174,21 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         (
             &links.skill_chain[..],
             Joined(&links.skill_gates[..], inherited),
+        )
+    }
+
+    /// The dynamic tool interceptors and gates, the agent's own then its ancestors', as an MCP
+    /// call of an exposed skill passes them.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn any_tool_guards(&self) -> AnyToolGuards<'_> {
+        let core = &self.core;
+        let (chain, gates) = match &self.inherited {
+            Some(inherited) => (&inherited.any_tool_chain[..], &inherited.any_tool_gates[..]),
+            None => (&[][..], &[][..]),
+        };
+        (
+            Joined(&core.any_tool_chain[..], chain),
+            Joined(&core.any_tool_gates[..], gates),
         )
     }
 

@@ -179,6 +179,7 @@ where
                     &name,
                     arguments.to_string(),
                     progress.map(|progress| Arc::new(progress) as _),
+                    &self.exposed.above,
                 )
                 .await
             {
@@ -191,9 +192,13 @@ where
         let skill = self
             .exposed
             .agent
-            .call_skill_for(&client.name, &name, arguments, |arguments| {
-                self.skill_input().read(arguments)
-            })
+            .call_skill_for(
+                &client.name,
+                &name,
+                arguments,
+                &self.exposed.above,
+                |arguments| self.skill_input().read(arguments),
+            )
             .await;
         Ok(match skill {
             Ok(SkillCall::Output(output)) => output_result(&name, &output),

@@ -34,7 +34,7 @@ pub struct McpClient {
 }
 
 /// Decides whether a client may see and call a tool (or skill) by name.
-type Policy = Arc<dyn Fn(&McpClient, &str) -> bool + Send + Sync>;
+type ClientPolicy = Arc<dyn Fn(&McpClient, &str) -> bool + Send + Sync>;
 
 /// Serves an agent's exposed tools and skills over MCP.
 ///
@@ -60,7 +60,9 @@ struct Exposed<IN, OUT> {
     skills: Vec<String>,
     /// The exposed skills' input schema (every skill takes the agent's `IN`), worked out once.
     skill_input: std::sync::OnceLock<handler::SkillInput>,
-    policy: Option<Policy>,
+    policy: Option<ClientPolicy>,
+    /// Policies judging every call of this server, above the agent's own links.
+    above: Vec<crate::tool::inherited::Ancestor>,
     http: HttpOptions,
     /// Caps concurrent `tools/call`s; later calls wait for a permit.
     calls: Arc<tokio::sync::Semaphore>,
@@ -103,6 +105,7 @@ impl<IN: AgentInput, OUT: AgentOutput> McpServer<IN, OUT> {
                 skills: Vec::new(),
                 skill_input: std::sync::OnceLock::new(),
                 policy: None,
+                above: Vec::new(),
                 http: HttpOptions {
                     authenticator: None,
                     allowed_hosts: None,
@@ -186,6 +189,46 @@ impl<IN: AgentInput, OUT: AgentOutput> McpServerBuilder<IN, OUT> {
                 .push(BuildError::UnknownSkill { name: name.clone() });
         }
         self.exposed.skills.push(name);
+        self
+    }
+
+    /// Judge every `tools/call` of this server by `policy` too — its gates and its interceptors,
+    /// above the agent's own links (an exposed tool's, an exposed skill's, and every call made
+    /// inside the runs they start, at any depth) — with denials worded as the agent's own
+    /// (`ERROR: Tool '<name>' denied by policy: <reason>`). The same [`Policy`](crate::Policy)
+    /// attached to an agent (`AgentBuilder::policy`) denies the same call with the same text,
+    /// locally and over MCP.
+    ///
+    /// ```
+    /// use agents_kt::{Agent, McpServer, Policy, ScriptedModel, Verdict};
+    /// # use agents_kt::{Tool, ToolContext, ToolError};
+    /// # #[derive(Clone, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+    /// # pub struct PingArgs {}
+    /// # pub struct Ping;
+    /// # impl Tool for Ping {
+    /// #     const NAME: &'static str = "ping";
+    /// #     type Args = PingArgs;
+    /// #     type Output = String;
+    /// #     fn description(&self) -> std::borrow::Cow<'static, str> { "Ping.".into() }
+    /// #     async fn call(&self, _: PingArgs, _: &ToolContext) -> Result<String, ToolError> { Ok("pong".into()) }
+    /// # }
+    /// let policy = Policy::builder("org")
+    ///     .on_gate_tool_call(|name: &str, _: &serde_json::Value| match name {
+    ///         "ping" => Verdict::deny("no pings today"),
+    ///         _ => Verdict::Allow,
+    ///     })
+    ///     .build();
+    /// let agent = Agent::<String, String>::builder("desk")
+    ///     .model(ScriptedModel::default())
+    ///     .tool(Ping)
+    ///     .build()
+    ///     .unwrap();
+    /// let server = McpServer::builder(agent).expose_tool::<Ping>().policy(&policy).build().unwrap();
+    /// # let _ = server;
+    /// ```
+    pub fn policy(mut self, policy: &crate::Policy) -> Self {
+        self.errors.extend(policy.errors().iter().cloned());
+        self.exposed.above.push(policy.as_ancestor());
         self
     }
 

@@ -10,11 +10,14 @@
 use std::any::Any;
 use std::sync::{Arc, OnceLock};
 
+use serde_json::Value;
+
 use super::Tool;
 use super::chains::ToolChains;
-use super::registry::{ToolEntry, push_link};
+use super::registry::{ToolEntry, any_tool_links, push_link};
+use crate::chain::interceptor::name_of;
 use crate::chain::{GateOwner, Link};
-use crate::{Decision, Gate, InterceptContext, Intercepted, Interceptor, Message};
+use crate::{Decision, Gate, InterceptContext, Intercepted, Interceptor, IntoGate, Message};
 
 /// A gate of a point whose value does not depend on the agent's types (the skill's name, the
 /// turn's messages), as registered, so an agent of any output type can run it.
@@ -24,6 +27,21 @@ pub(crate) struct NamedGate<T> {
 }
 
 impl<T: 'static> NamedGate<T> {
+    /// A gate, named after its function or type when it has one.
+    pub(crate) fn of<U: ?Sized, M, G: IntoGate<T, U, M>>(gate: G) -> Self {
+        NamedGate {
+            name: name_of::<G>().map(Arc::from),
+            gate: gate.into_gate(),
+        }
+    }
+
+    /// Name the last of `gates` `name` (a builder's `.named(..)`).
+    pub(crate) fn rename_last(gates: &mut [NamedGate<T>], name: Arc<str>) {
+        if let Some(last) = gates.last_mut() {
+            last.name = Some(name);
+        }
+    }
+
     /// The gate as a link of a chain whose substitutes are `R`s.
     pub(crate) fn link<R>(&self) -> Link<T, R> {
         Link::gate(Arc::clone(&self.gate)).maybe_named(self.name.clone())
@@ -67,6 +85,12 @@ pub(crate) struct Ancestor {
 pub(crate) struct Inherited<OUT> {
     pub skill_gates: Vec<Link<String, OUT>>,
     pub turn_gates: Vec<Link<Vec<Message>, OUT>>,
+    /// The dynamic tool interceptors and gates alone, over JSON: what an MCP call of an exposed
+    /// skill passes.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub any_tool_chain: Vec<Link<Value, Value>>,
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub any_tool_gates: Vec<Link<Value, Value>>,
     pub tools: InheritedTools,
 }
 
@@ -99,9 +123,18 @@ impl<OUT: 'static> Inherited<OUT> {
         }
         let skill_gates = owned_gates(&ancestors, |links| &links.skill_gates);
         let turn_gates = owned_gates(&ancestors, |links| &links.turn_gates);
+        let (mut any_tool_chain, mut any_tool_gates) = (Vec::new(), Vec::new());
+        for ancestor in &ancestors {
+            let (chain, gates) = any_tool_links(&ancestor.links.tools);
+            let owned = |link: Link<Value, Value>| link.owned_by(Arc::clone(&ancestor.owner));
+            any_tool_chain.extend(chain.into_iter().map(owned));
+            any_tool_gates.extend(gates.into_iter().map(owned));
+        }
         Some(Inherited {
             skill_gates,
             turn_gates,
+            any_tool_chain,
+            any_tool_gates,
             tools: InheritedTools {
                 ancestors,
                 slots: (0..tools).map(|_| OnceLock::new()).collect(),
