@@ -204,6 +204,22 @@ pub enum BuildError {
         /// The skills, comma-separated.
         skills: String,
     },
+    /// An agent that declares grants holds a tool it does not grant: with any grant, an agent may
+    /// call only the tools granted.
+    #[error(
+        "tool '{tool}' can be called by {skill} of agent '{agent}', but the agent grants only: {granted}; grant it (`.grant(Grant::allow::<T>())`, or `Grant::allow_named(\"{tool}\")`) or leave it out"
+    )]
+    #[non_exhaustive]
+    ToolNotGranted {
+        /// The agent.
+        agent: String,
+        /// The skill that can call it (`skill 'name'`, or `a code skill`).
+        skill: String,
+        /// The tool.
+        tool: String,
+        /// The tools granted, comma-separated.
+        granted: String,
+    },
     /// A skill's allow-list names a tool the agent does not have.
     #[error(
         "skill '{skill}' allows tool '{tool}', which is not registered: add `.tool(..)` for it"

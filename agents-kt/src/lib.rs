@@ -146,7 +146,7 @@ pub use model::{
     ChatStream, ModelClient, ModelError, ModelInfo, Reply, ResponseAssembler, ScriptedModel,
 };
 pub use observers::OBSERVE_BUFFER;
-pub use policy::{Policy, PolicyBuilder};
+pub use policy::{Grant, Policy, PolicyBuilder};
 #[cfg(feature = "anthropic")]
 pub use providers::Anthropic;
 #[cfg(feature = "openai")]

@@ -8,13 +8,21 @@ use std::sync::atomic::AtomicU64;
 use super::output::OutputFormat;
 use super::{Agent, AgentBuilder, AgentInner, AgentInput, AgentOutput, Core, SkillKind};
 use crate::observers::PipelineHub;
-use crate::tool::registry::{self, Registration};
-use crate::{BuildError, Skill};
+use crate::policy::GrantsGate;
+use crate::tool::registry::{self, Registration, ToolEntry};
+use crate::tool::runtime::ErasedTool;
+use crate::{BuildError, Grant, Skill};
 
 impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
     /// Check the configuration and build the agent. Every problem found is reported: one as
     /// itself, several as [`BuildError::Several`].
-    pub fn build(self) -> Result<Agent<IN, OUT>, BuildError> {
+    pub fn build(mut self) -> Result<Agent<IN, OUT>, BuildError> {
+        if !self.grants.is_empty() {
+            // The grants judge every call as one gate, this agent's and every one under it.
+            let gate = GrantsGate::new(&self.name, &self.grants);
+            let name = Some(Arc::from("grants"));
+            self.tool_links.push(ToolEntry::any_gate(gate, name));
+        }
         let mut errors = self.errors;
         let mut tools = Vec::with_capacity(self.tools.len());
         let mut tools_by_name = HashMap::new();
@@ -66,6 +74,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             skills.push(Skill::agentic("default").tool_names(every_tool));
         }
         check_skills(&skills, &tools_by_name, self.model.is_some(), &mut errors);
+        check_grants(&self.name, &skills, &tools, &self.grants, &mut errors);
         if self.model_chooses && self.model.is_none() {
             errors.push(BuildError::NoModel {
                 skill: "<the model's choice of skill>".to_string(),
@@ -130,6 +139,47 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
                 model_chooses: self.model_chooses,
             }),
         })
+    }
+}
+
+/// With any grant declared, every tool a skill can call is granted: an agentic skill's
+/// allow-listed tools, and — for a code skill, which can call any — every tool the agent holds.
+fn check_grants<IN, OUT>(
+    agent: &str,
+    skills: &[Skill<IN, OUT>],
+    tools: &[Arc<dyn ErasedTool>],
+    grants: &[Grant],
+    errors: &mut Vec<BuildError>,
+) {
+    if grants.is_empty() {
+        return;
+    }
+    let granted: Vec<&str> = grants.iter().map(Grant::tool).collect();
+    let has_code_skill = skills
+        .iter()
+        .any(|skill| !matches!(skill.kind, SkillKind::Agentic { .. }));
+    for tool in tools.iter().map(|tool| tool.name()) {
+        if granted.contains(&tool) {
+            continue;
+        }
+        let skill = skills.iter().find_map(|skill| match &skill.kind {
+            SkillKind::Agentic { tools: allowed, .. } if allowed.iter().any(|t| t == tool) => {
+                Some(format!("skill '{}'", skill.name))
+            }
+            _ => None,
+        });
+        let skill = match (skill, has_code_skill) {
+            (Some(skill), _) => skill,
+            (None, true) => "a code skill".to_string(),
+            // Held, but no skill can call it.
+            (None, false) => continue,
+        };
+        errors.push(BuildError::ToolNotGranted {
+            agent: agent.to_string(),
+            skill,
+            tool: tool.to_string(),
+            granted: granted.join(", "),
+        });
     }
 }
 

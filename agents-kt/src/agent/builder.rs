@@ -69,6 +69,8 @@ pub struct AgentBuilder<IN, OUT> {
     pub(super) interceptors_apply_to_children: bool,
     /// The names of the policies attached, in order (for the permission manifest).
     pub(super) policies: Vec<String>,
+    /// The tools granted (none: nothing restricted by grant).
+    pub(super) grants: Vec<crate::Grant>,
     last: Option<Registered>,
     pub(super) tool_concurrency: usize,
     pub(super) observers: Observers,
@@ -111,6 +113,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             tree: TreeLinks::default(),
             interceptors_apply_to_children: false,
             policies: Vec::new(),
+            grants: Vec::new(),
             last: None,
             approval_desk: None,
             handoffs: Vec::new(),

@@ -37,8 +37,43 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             self.links.turn_gates.push(gate.link());
             self.tree.turn_gates.push(gate.clone());
         }
+        self.grants.extend(policy.grants().iter().cloned());
         self.errors.extend(policy.errors().iter().cloned());
         self.policies.push(policy.name().to_string());
+        self
+    }
+
+    /// Grant this agent a tool. With any grant declared, the agent — and every agent under it,
+    /// sub-agents and handoff targets at any depth — may call only granted tools: `build` fails
+    /// with [`BuildError::ToolNotGranted`](crate::BuildError::ToolNotGranted) for a tool of its
+    /// own that is not granted (sub-agents and handoffs are tools too: grant them by name), and
+    /// a descendant's call of one is denied (`tool '<name>' is not granted by '<agent>'`). A
+    /// [`Grant::confirm`](crate::Grant::confirm)ed tool runs only once a human approves the call
+    /// — through the agent's [`ApprovalDesk`](crate::ApprovalDesk) (or its parent's), or the
+    /// journal in a journaled run; with no approver the call is denied, and the denial says so.
+    ///
+    /// ```
+    /// use agents_kt::{Agent, BuildError, Grant, Reply, ScriptedModel};
+    /// # use agents_kt::{Tool, ToolContext, ToolError};
+    /// # #[derive(Clone, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+    /// # pub struct PathArgs { pub path: String }
+    /// # pub struct WriteFile;
+    /// # impl Tool for WriteFile {
+    /// #     const NAME: &'static str = "write_file";
+    /// #     type Args = PathArgs;
+    /// #     type Output = String;
+    /// #     fn description(&self) -> std::borrow::Cow<'static, str> { "Write.".into() }
+    /// #     async fn call(&self, _: PathArgs, _: &ToolContext) -> Result<String, ToolError> { Ok(String::new()) }
+    /// # }
+    /// let built = Agent::<String, String>::builder("writer")
+    ///     .model(ScriptedModel::new([Reply::text("done")]))
+    ///     .tool(WriteFile)
+    ///     .grant(Grant::allow_named("read_file"))
+    ///     .build();
+    /// assert!(matches!(built, Err(BuildError::ToolNotGranted { tool, .. }) if tool == "write_file"));
+    /// ```
+    pub fn grant(mut self, grant: crate::Grant) -> Self {
+        self.grants.push(grant);
         self
     }
 }

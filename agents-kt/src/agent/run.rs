@@ -54,8 +54,11 @@ pub(crate) struct Run<OUT> {
     substitute: Mutex<Option<OUT>>,
     /// Where the run's steps are recorded and replayed from, when it is journaled.
     journal: Option<Arc<dyn Journal>>,
-    /// Where its approvals go: the journal, else the agent's approval desk, else nowhere.
+    /// Where its approvals go: the journal, else the agent's approval desk (or the nearest
+    /// ancestor's), else nowhere.
     approvals: Option<Arc<RunApprovals>>,
+    /// The approval desk its sub-agents ask when they have none of their own.
+    desk: Option<crate::ApprovalDesk>,
     /// Tool calls so far, for their step names (`tool#N:name`).
     tool_calls: AtomicU32,
     /// A code skill's tool calls so far, for their ids in a journaled run.
@@ -122,7 +125,12 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             session_id: Arc::from(ids.session_id.as_str()),
             run_id: Arc::from(ids.run_id.as_str()),
         };
-        let channel = match (&caller.journal, &core.approval_desk) {
+        // A sub-agent without a desk of its own asks its parent's.
+        let desk = core.approval_desk.clone().or_else(|| {
+            let lineage = caller.lineage.as_ref()?;
+            lineage.parent.approval_desk()
+        });
+        let channel = match (&caller.journal, &desk) {
             (Some(journal), _) => Some(Channel::Journal(Arc::clone(journal))),
             (None, Some(desk)) => Some(Channel::Desk(desk.clone())),
             (None, None) => None,
@@ -150,6 +158,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             substitute: Mutex::new(None),
             journal: caller.journal,
             approvals,
+            desk,
             tool_calls: AtomicU32::new(0),
             code_calls: AtomicU32::new(0),
             lineage: caller.lineage,
@@ -667,6 +676,10 @@ impl<OUT: Clone + Send + 'static> ParentRun for Run<OUT> {
 
     fn depth(&self) -> u32 {
         Run::depth(self)
+    }
+
+    fn approval_desk(&self) -> Option<crate::ApprovalDesk> {
+        self.desk.clone()
     }
 
     fn ancestors(&self) -> Vec<Ancestor> {

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::{Policy, PolicyInner};
+use super::{Grant, Policy, PolicyInner};
 use crate::chain::interceptor::name_of;
 use crate::tool::inherited::{NamedGate, TreeLinks};
 use crate::tool::registry::ToolEntry;
@@ -19,6 +19,7 @@ pub struct PolicyBuilder {
     name: String,
     links: TreeLinks,
     last: Option<Last>,
+    grants: Vec<Grant>,
     errors: Vec<BuildError>,
 }
 
@@ -36,6 +37,7 @@ impl PolicyBuilder {
             name,
             links: TreeLinks::default(),
             last: None,
+            grants: Vec::new(),
             errors: Vec::new(),
         }
     }
@@ -99,6 +101,13 @@ impl PolicyBuilder {
         self
     }
 
+    /// As [`AgentBuilder::grant`](crate::AgentBuilder::grant): with any grant, an agent the
+    /// policy is attached to — and every agent under it — may call only the tools granted.
+    pub fn grant(mut self, grant: Grant) -> Self {
+        self.grants.push(grant);
+        self
+    }
+
     /// Name the interceptor or gate registered just before (for decision events and logs).
     pub fn named(mut self, name: impl Into<String>) -> Self {
         let name: Arc<str> = Arc::from(name.into());
@@ -125,6 +134,7 @@ impl PolicyBuilder {
             inner: Arc::new(PolicyInner {
                 name: self.name,
                 links: self.links,
+                grants: self.grants,
                 errors: self.errors,
             }),
         }

@@ -9,13 +9,17 @@
 //! agent, as an ancestor's would, interceptors included.
 
 mod builder;
+mod grant;
 
 use std::sync::Arc;
 
 pub use builder::PolicyBuilder;
+pub use grant::Grant;
+pub(crate) use grant::GrantsGate;
 
 use crate::chain::GateOwner;
 use crate::tool::inherited::{Ancestor, TreeLinks};
+use crate::tool::registry::ToolEntry;
 
 /// Gates, interceptors, grants and call constraints, built once and shared: cloning is cheap
 /// (one `Arc`), and a policy is `Send + Sync`.
@@ -46,6 +50,8 @@ pub struct Policy {
 struct PolicyInner {
     name: String,
     links: TreeLinks,
+    /// The tools it grants (none: it restricts nothing by grant).
+    grants: Vec<Grant>,
     /// Mistakes made building it, reported by each agent it is attached to.
     errors: Vec<crate::BuildError>,
 }
@@ -66,6 +72,11 @@ impl Policy {
         &self.inner.errors
     }
 
+    /// The tools it grants.
+    pub fn grants(&self) -> &[Grant] {
+        &self.inner.grants
+    }
+
     /// Its links, in registration order.
     pub(crate) fn links(&self) -> &TreeLinks {
         &self.inner.links
@@ -75,9 +86,17 @@ impl Policy {
     /// its links, interceptors included, owned by the policy.
     #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
     pub(crate) fn as_ancestor(&self) -> Ancestor {
+        let owner = format!("policy:{}", self.inner.name);
+        let mut links = self.inner.links.clone();
+        if !self.inner.grants.is_empty() {
+            let gate = GrantsGate::new(&owner, &self.inner.grants);
+            links
+                .tools
+                .push(ToolEntry::any_gate(gate, Some(Arc::from("grants"))));
+        }
         Ancestor {
-            owner: Arc::new(GateOwner::new(format!("policy:{}", self.inner.name), 0)),
-            links: Arc::new(self.inner.links.clone()),
+            owner: Arc::new(GateOwner::new(owner, 0)),
+            links: Arc::new(links),
         }
     }
 }

@@ -231,6 +231,9 @@ pub(crate) trait ParentRun: Send + Sync {
     fn ancestors(&self) -> Vec<super::inherited::Ancestor>;
     /// The deepest a sub-agent below the parent may be (the strictest limit on the way down).
     fn max_depth(&self) -> u32;
+    /// The approval desk the parent's approvals go to (its own or its nearest ancestor's): a
+    /// sub-agent without one asks there.
+    fn approval_desk(&self) -> Option<crate::ApprovalDesk>;
     /// What the parent's caller attached.
     fn extensions(&self) -> &Extensions;
     /// The parent's MCP principal.
