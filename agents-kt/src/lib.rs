@@ -78,6 +78,7 @@ pub mod chain;
 mod error;
 pub mod events;
 pub(crate) mod journal;
+mod ledger;
 mod macro_support;
 mod macros;
 #[cfg(feature = "mcp-client")]
@@ -146,7 +147,7 @@ pub use model::{
     ChatStream, ModelClient, ModelError, ModelInfo, Reply, ResponseAssembler, ScriptedModel,
 };
 pub use observers::OBSERVE_BUFFER;
-pub use policy::{Grant, Policy, PolicyBuilder};
+pub use policy::{Constraint, Grant, Policy, PolicyBuilder};
 #[cfg(feature = "anthropic")]
 pub use providers::Anthropic;
 #[cfg(feature = "openai")]

@@ -341,6 +341,7 @@ impl ContextSnapshot {
             approvals: self.approvals.as_ref(),
             parent: self.parent.as_ref(),
             owner: None,
+            ledger: None,
         }
     }
 }

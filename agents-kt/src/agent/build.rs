@@ -8,7 +8,7 @@ use std::sync::atomic::AtomicU64;
 use super::output::OutputFormat;
 use super::{Agent, AgentBuilder, AgentInner, AgentInput, AgentOutput, Core, SkillKind};
 use crate::observers::PipelineHub;
-use crate::policy::GrantsGate;
+use crate::policy::{ConstraintsGate, GrantsGate};
 use crate::tool::registry::{self, Registration, ToolEntry};
 use crate::tool::runtime::ErasedTool;
 use crate::{BuildError, Grant, Skill};
@@ -22,6 +22,11 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             let gate = GrantsGate::new(&self.name, &self.grants);
             let name = Some(Arc::from("grants"));
             self.tool_links.push(ToolEntry::any_gate(gate, name));
+        }
+        if !self.constraints.is_empty() {
+            let gate = ConstraintsGate::new(&self.name, &self.constraints);
+            let name = Some(Arc::from("constraints"));
+            self.tool_links.push(ToolEntry::call_gate(gate, name));
         }
         let mut errors = self.errors;
         let mut tools = Vec::with_capacity(self.tools.len());

@@ -71,6 +71,8 @@ pub struct AgentBuilder<IN, OUT> {
     pub(super) policies: Vec<String>,
     /// The tools granted (none: nothing restricted by grant).
     pub(super) grants: Vec<crate::Grant>,
+    /// Call constraints on this agent and every agent under it.
+    pub(super) constraints: Vec<crate::Constraint>,
     last: Option<Registered>,
     pub(super) tool_concurrency: usize,
     pub(super) observers: Observers,
@@ -114,6 +116,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             interceptors_apply_to_children: false,
             policies: Vec::new(),
             grants: Vec::new(),
+            constraints: Vec::new(),
             last: None,
             approval_desk: None,
             handoffs: Vec::new(),

@@ -38,6 +38,8 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             self.tree.turn_gates.push(gate.clone());
         }
         self.grants.extend(policy.grants().iter().cloned());
+        self.constraints
+            .extend(policy.constraints().iter().cloned());
         self.errors.extend(policy.errors().iter().cloned());
         self.policies.push(policy.name().to_string());
         self
@@ -74,6 +76,30 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
     /// ```
     pub fn grant(mut self, grant: crate::Grant) -> Self {
         self.grants.push(grant);
+        self
+    }
+
+    /// Constrain the tool calls of this agent and every agent under it, counted across the
+    /// whole tree of one run: [`Constraint::max_calls`](crate::Constraint::max_calls),
+    /// [`only_after`](crate::Constraint::only_after),
+    /// [`never_after`](crate::Constraint::never_after). A call a constraint refuses is denied
+    /// like any gate's (`tool 'send_email' may not run once 'read_secrets' has run
+    /// (never_after, declared by '<agent>')`). Parallel calls are decided one at a time, each
+    /// reserving its place before it runs, so eight parallel calls against `max_calls(3)` run
+    /// exactly three.
+    ///
+    /// ```
+    /// use agents_kt::{Agent, Constraint, Reply, ScriptedModel};
+    /// let agent = Agent::<String, String>::builder("mailer")
+    ///     .model(ScriptedModel::new([Reply::text("done")]))
+    ///     .constraint(Constraint::never_after_named("send_email", "read_secrets"))
+    ///     .constraint(Constraint::max_calls_named("send_email", 3))
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = agent;
+    /// ```
+    pub fn constraint(mut self, constraint: crate::Constraint) -> Self {
+        self.constraints.push(constraint);
         self
     }
 }

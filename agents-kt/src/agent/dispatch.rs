@@ -296,13 +296,17 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             CallResult::Completed {
                 output,
                 substituted,
-            } => (
-                args,
-                ToolOutcome::Used {
+            } => {
+                if !substituted {
+                    // What `only_after` constraints wait for.
+                    self.ledger().succeeded(tool);
+                }
+                let used = ToolOutcome::Used {
                     output,
                     substituted,
-                },
-            ),
+                };
+                (args, used)
+            }
             CallResult::Denied { reason } => (raw(), ToolOutcome::Denied { reason }),
             CallResult::Withheld { reason } => (args, ToolOutcome::Withheld { reason }),
             CallResult::Failed { failure } => {

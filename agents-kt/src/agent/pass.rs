@@ -10,7 +10,7 @@ use crate::chain::{Effect, Joined, Link, Links, guard};
 #[cfg(feature = "mcp")]
 use serde_json::Value;
 
-use crate::{InterceptContext, InterceptionPoint};
+use crate::{InterceptContext, InterceptionPoint, Message};
 
 /// A point's interceptors, then its gates: the agent's own, and those its run inherits from the
 /// runs above it (after its own).
@@ -63,6 +63,43 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                 reason,
             },
         }
+    }
+
+    /// The skill point's interceptors and gates: the agent's own, then its ancestors' gates.
+    pub(crate) fn skill_guards(&self) -> Guards<'_, String, OUT> {
+        let links = &self.core.links;
+        let inherited = self.inherited();
+        let inherited = inherited.map_or(&[][..], |inherited| &inherited.skill_gates[..]);
+        (
+            &links.skill_chain[..],
+            Joined(&links.skill_gates[..], inherited),
+        )
+    }
+
+    /// The dynamic tool interceptors and gates, the agent's own then its ancestors', as an MCP
+    /// call of an exposed skill passes them.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn any_tool_guards(&self) -> AnyToolGuards<'_> {
+        let core = &self.core;
+        let (chain, gates) = match self.inherited() {
+            Some(inherited) => (&inherited.any_tool_chain[..], &inherited.any_tool_gates[..]),
+            None => (&[][..], &[][..]),
+        };
+        (
+            Joined(&core.any_tool_chain[..], chain),
+            Joined(&core.any_tool_gates[..], gates),
+        )
+    }
+
+    /// The turn point's interceptors and gates: the agent's own, then its ancestors' gates.
+    pub(crate) fn turn_guards(&self) -> Guards<'_, Vec<Message>, OUT> {
+        let links = &self.core.links;
+        let inherited = self.inherited();
+        let inherited = inherited.map_or(&[][..], |inherited| &inherited.turn_gates[..]);
+        (
+            &links.turn_chain[..],
+            Joined(&links.turn_gates[..], inherited),
+        )
     }
 
     /// The decisions one point took on `target`, told once to every listener.

@@ -12,17 +12,15 @@ use tracing::Instrument;
 
 use super::Core;
 use super::lineage::Lineage;
-#[cfg(feature = "mcp")]
-use super::pass::AnyToolGuards;
-use super::pass::Guards;
 use super::step::Passed;
 use super::step::Step;
 use super::transcript::Transcript;
 use crate::approval::{Channel, RunApprovals};
 use crate::budget::BudgetTracker;
+use crate::chain::GateOwner;
 use crate::chain::panic_message;
-use crate::chain::{GateOwner, Joined};
 use crate::journal::{Journal, JournalError};
+use crate::ledger::CallLedger;
 use crate::tool::context::ToolEvents;
 use crate::tool::inherited::{Ancestor, Inherited};
 use crate::tool::{ChildOf, ParentRun};
@@ -59,6 +57,9 @@ pub(crate) struct Run<OUT> {
     approvals: Option<Arc<RunApprovals>>,
     /// The approval desk its sub-agents ask when they have none of their own.
     desk: Option<crate::ApprovalDesk>,
+    /// The tree's record of its tool calls (shared with the runs above and below), for call
+    /// constraints.
+    ledger: Arc<CallLedger>,
     /// Tool calls so far, for their step names (`tool#N:name`).
     tool_calls: AtomicU32,
     /// A code skill's tool calls so far, for their ids in a journaled run.
@@ -144,6 +145,10 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         };
         ancestors.extend(caller.above.iter().cloned());
         let inherited = Inherited::new(ancestors, core.tools.len());
+        let ledger = match &caller.lineage {
+            Some(lineage) => lineage.parent.ledger(),
+            None => Arc::default(),
+        };
         Run {
             core,
             ids,
@@ -159,6 +164,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             journal: caller.journal,
             approvals,
             desk,
+            ledger,
             tool_calls: AtomicU32::new(0),
             code_calls: AtomicU32::new(0),
             lineage: caller.lineage,
@@ -175,48 +181,16 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         self.inherited.as_ref()
     }
 
-    /// The skill point's interceptors and gates: the agent's own, then its ancestors' gates.
-    pub(crate) fn skill_guards(&self) -> Guards<'_, String, OUT> {
-        let links = &self.core.links;
-        let inherited = self.inherited.as_ref();
-        let inherited = inherited.map_or(&[][..], |inherited| &inherited.skill_gates[..]);
-        (
-            &links.skill_chain[..],
-            Joined(&links.skill_gates[..], inherited),
-        )
-    }
-
-    /// The dynamic tool interceptors and gates, the agent's own then its ancestors', as an MCP
-    /// call of an exposed skill passes them.
-    #[cfg(feature = "mcp")]
-    pub(crate) fn any_tool_guards(&self) -> AnyToolGuards<'_> {
-        let core = &self.core;
-        let (chain, gates) = match &self.inherited {
-            Some(inherited) => (&inherited.any_tool_chain[..], &inherited.any_tool_gates[..]),
-            None => (&[][..], &[][..]),
-        };
-        (
-            Joined(&core.any_tool_chain[..], chain),
-            Joined(&core.any_tool_gates[..], gates),
-        )
-    }
-
-    /// The turn point's interceptors and gates: the agent's own, then its ancestors' gates.
-    pub(crate) fn turn_guards(&self) -> Guards<'_, Vec<Message>, OUT> {
-        let links = &self.core.links;
-        let inherited = self.inherited.as_ref();
-        let inherited = inherited.map_or(&[][..], |inherited| &inherited.turn_gates[..]);
-        (
-            &links.turn_chain[..],
-            Joined(&links.turn_gates[..], inherited),
-        )
-    }
-
     /// How deep this run is: 0 for a run a caller started, 1 for its sub-agents, …
     pub(crate) fn depth(&self) -> u32 {
         self.lineage
             .as_ref()
             .map_or(0, |lineage| lineage.call.depth())
+    }
+
+    /// The tree's record of its tool calls.
+    pub(crate) fn ledger(&self) -> &CallLedger {
+        &self.ledger
     }
 
     /// Whether this run was started by another run's call (a sub-agent's, a handoff's, a
@@ -305,6 +279,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             approvals: None,
             parent: self.lineage.as_ref().map(|lineage| &lineage.call),
             owner: None,
+            ledger: Some(&self.ledger),
         }
     }
 
@@ -680,6 +655,10 @@ impl<OUT: Clone + Send + 'static> ParentRun for Run<OUT> {
 
     fn approval_desk(&self) -> Option<crate::ApprovalDesk> {
         self.desk.clone()
+    }
+
+    fn ledger(&self) -> Arc<CallLedger> {
+        Arc::clone(&self.ledger)
     }
 
     fn ancestors(&self) -> Vec<Ancestor> {

@@ -108,6 +108,8 @@ pub struct InterceptContext<'a> {
     pub(crate) parent: Option<&'a ParentCall>,
     /// The ancestor whose link is being asked, when it judges a descendant's call.
     pub(crate) owner: Option<&'a GateOwner>,
+    /// The tree's record of its tool calls, for call constraints; `None` outside a run.
+    pub(crate) ledger: Option<&'a crate::ledger::CallLedger>,
 }
 
 impl<'a> InterceptContext<'a> {
@@ -136,6 +138,7 @@ impl<'a> InterceptContext<'a> {
             approvals: None,
             parent: None,
             owner: None,
+            ledger: None,
         }
     }
 

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::{Grant, Policy, PolicyInner};
+use super::{Constraint, Grant, Policy, PolicyInner};
 use crate::chain::interceptor::name_of;
 use crate::tool::inherited::{NamedGate, TreeLinks};
 use crate::tool::registry::ToolEntry;
@@ -20,6 +20,7 @@ pub struct PolicyBuilder {
     links: TreeLinks,
     last: Option<Last>,
     grants: Vec<Grant>,
+    constraints: Vec<Constraint>,
     errors: Vec<BuildError>,
 }
 
@@ -38,6 +39,7 @@ impl PolicyBuilder {
             links: TreeLinks::default(),
             last: None,
             grants: Vec::new(),
+            constraints: Vec::new(),
             errors: Vec::new(),
         }
     }
@@ -108,6 +110,12 @@ impl PolicyBuilder {
         self
     }
 
+    /// As [`AgentBuilder::constraint`](crate::AgentBuilder::constraint).
+    pub fn constraint(mut self, constraint: Constraint) -> Self {
+        self.constraints.push(constraint);
+        self
+    }
+
     /// Name the interceptor or gate registered just before (for decision events and logs).
     pub fn named(mut self, name: impl Into<String>) -> Self {
         let name: Arc<str> = Arc::from(name.into());
@@ -135,6 +143,7 @@ impl PolicyBuilder {
                 name: self.name,
                 links: self.links,
                 grants: self.grants,
+                constraints: self.constraints,
                 errors: self.errors,
             }),
         }

@@ -9,11 +9,14 @@
 //! agent, as an ancestor's would, interceptors included.
 
 mod builder;
+mod constraint;
 mod grant;
 
 use std::sync::Arc;
 
 pub use builder::PolicyBuilder;
+pub use constraint::Constraint;
+pub(crate) use constraint::ConstraintsGate;
 pub use grant::Grant;
 pub(crate) use grant::GrantsGate;
 
@@ -52,6 +55,8 @@ struct PolicyInner {
     links: TreeLinks,
     /// The tools it grants (none: it restricts nothing by grant).
     grants: Vec<Grant>,
+    /// Its call constraints.
+    constraints: Vec<Constraint>,
     /// Mistakes made building it, reported by each agent it is attached to.
     errors: Vec<crate::BuildError>,
 }
@@ -77,6 +82,11 @@ impl Policy {
         &self.inner.grants
     }
 
+    /// Its call constraints.
+    pub fn constraints(&self) -> &[Constraint] {
+        &self.inner.constraints
+    }
+
     /// Its links, in registration order.
     pub(crate) fn links(&self) -> &TreeLinks {
         &self.inner.links
@@ -93,6 +103,11 @@ impl Policy {
             links
                 .tools
                 .push(ToolEntry::any_gate(gate, Some(Arc::from("grants"))));
+        }
+        if !self.inner.constraints.is_empty() {
+            let gate = ConstraintsGate::new(&owner, &self.inner.constraints);
+            let name = Some(Arc::from("constraints"));
+            links.tools.push(ToolEntry::call_gate(gate, name));
         }
         Ancestor {
             owner: Arc::new(GateOwner::new(owner, 0)),

@@ -234,6 +234,8 @@ pub(crate) trait ParentRun: Send + Sync {
     /// The approval desk the parent's approvals go to (its own or its nearest ancestor's): a
     /// sub-agent without one asks there.
     fn approval_desk(&self) -> Option<crate::ApprovalDesk>;
+    /// The tree's record of its tool calls, shared by every run of the tree.
+    fn ledger(&self) -> Arc<crate::ledger::CallLedger>;
     /// What the parent's caller attached.
     fn extensions(&self) -> &Extensions;
     /// The parent's MCP principal.

@@ -15,7 +15,7 @@ use super::chains::ToolChains;
 use super::runtime::{ErasedTool, ToolRuntime};
 use super::static_chain::BoxedChain;
 use super::typed_interceptor::{ToolGate, ToolInterceptor, ToolInterceptorOf};
-use super::view::{JsonLink, TypedLink, Viewed, Viewing};
+use super::view::{CallGate, JsonLink, TypedLink, Viewed, Viewing};
 use crate::chain::gate::GateInChain;
 use crate::chain::{GateOwner, Link};
 use crate::{BuildError, Gate, Interceptor, ToolSpec};
@@ -57,6 +57,8 @@ enum ToolLink {
     Typed(Arc<dyn Any + Send + Sync>),
     Dynamic(Arc<dyn Interceptor<Value, Value>>),
     DynamicGate(Arc<dyn Gate<Value>>),
+    /// A gate of every tool over the call, not its arguments (grants, constraints).
+    CallGate(Arc<dyn Gate<()>>),
 }
 
 impl ToolEntry {
@@ -124,6 +126,12 @@ impl ToolEntry {
             link,
             name,
         }
+    }
+
+    /// A gate of every tool that judges the call itself (its tool, its id, its run), not the
+    /// arguments: they are not read as JSON for it.
+    pub(crate) fn call_gate(gate: Arc<dyn Gate<()>>, name: Option<Arc<str>>) -> Self {
+        ToolEntry::of(ToolStage::Gate, None, ToolLink::CallGate(gate), name)
     }
 
     /// Report this link by `name` (`AgentBuilder::named`).
@@ -251,6 +259,10 @@ pub(crate) fn push_link<T: Tool>(
             chains.gates.push(named(Link::new(Arc::new(link))));
             chains.json_args = true;
         }
+        (ToolLink::CallGate(gate), _) => {
+            let link = CallGate(Arc::clone(gate));
+            chains.gates.push(named(Link::new(Arc::new(link))));
+        }
     }
     Ok(())
 }
@@ -282,6 +294,10 @@ pub(crate) fn any_tool_links(entries: &[ToolEntry]) -> (JsonLinks, JsonLinks) {
             }
             (ToolLink::DynamicGate(gate), _) => {
                 gates.push(Link::gate(Arc::clone(gate)).maybe_named(name));
+            }
+            (ToolLink::CallGate(gate), _) => {
+                let link = Link::new(Arc::new(CallGate(Arc::clone(gate))));
+                gates.push(link.maybe_named(name));
             }
             _ => {}
         }

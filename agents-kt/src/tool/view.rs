@@ -10,7 +10,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::record::json;
-use crate::{Decision, InterceptContext, Intercepted, Interceptor};
+use crate::{Decision, Gate, Gated, InterceptContext, Intercepted, Interceptor, Verdict};
 
 /// A value in a tool's chain: the typed value, and — when the chain holds a dynamic link — the
 /// JSON that dynamic links see (the caller's raw JSON until someone replaces it).
@@ -23,6 +23,25 @@ pub struct Viewed<X> {
 impl<X> Viewed<X> {
     pub(crate) fn new(typed: X, json: Option<Value>) -> Self {
         Viewed { typed, json }
+    }
+}
+
+/// A gate that judges the call — which tool, which call, in which run — not its value: it never
+/// needs the value read as JSON, so it costs a call no parse.
+pub(crate) struct CallGate(pub Arc<dyn Gate<()>>);
+
+impl<X, R> Interceptor<X, R> for CallGate {
+    fn intercept<'a>(&'a self, _: &X, ctx: &InterceptContext<'_>) -> Intercepted<'a, X, R> {
+        let decision = |verdict| match verdict {
+            Verdict::Allow => Decision::Proceed,
+            Verdict::Deny(reason) => Decision::Deny(reason),
+        };
+        match self.0.check(&(), ctx) {
+            Gated::Ready(verdict) => Intercepted::Ready(decision(verdict)),
+            Gated::Pending(future) => {
+                Intercepted::Pending(Box::pin(async move { decision(future.await) }))
+            }
+        }
     }
 }
 

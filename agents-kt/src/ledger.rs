@@ -1,0 +1,77 @@
+//! The tree's record of its tool calls, for call constraints (`max_calls`, `only_after`,
+//! `never_after`): one per tree of runs — the run a caller started creates it, every sub-agent
+//! run shares it — so a constraint counts the calls of every agent under the one declaring it.
+//!
+//! Deterministic under parallel calls: a constraint decides and reserves in one step under one
+//! lock, keyed by the call's id, so of eight calls against `max_calls(3)` exactly three are let
+//! through whatever their order, and a guard that runs again for the same call (an approver's
+//! edit) does not count it twice.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Mutex, MutexGuard};
+
+/// What the tree's calls did so far.
+#[derive(Default)]
+pub(crate) struct CallLedger {
+    calls: Mutex<Calls>,
+}
+
+#[derive(Default)]
+struct Calls {
+    /// Per tool, the calls a constraint let through (or saw let through).
+    reserved: HashMap<String, HashSet<String>>,
+    /// The tools whose body ran and returned an output.
+    succeeded: HashSet<String>,
+}
+
+impl CallLedger {
+    fn calls(&self) -> MutexGuard<'_, Calls> {
+        // A panic while holding the lock leaves counts that are still counts.
+        self.calls
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Reserve call `call_id` of `tool` if fewer than `max` are reserved (or it is one of them);
+    /// otherwise how many are.
+    pub(crate) fn reserve_within(&self, tool: &str, call_id: &str, max: u32) -> Result<(), usize> {
+        let mut calls = self.calls();
+        let reserved = calls.reserved.entry(tool.to_string()).or_default();
+        if reserved.contains(call_id) {
+            return Ok(());
+        }
+        if reserved.len() >= max as usize {
+            return Err(reserved.len());
+        }
+        reserved.insert(call_id.to_string());
+        Ok(())
+    }
+
+    /// Note that call `call_id` of `tool` is let through.
+    pub(crate) fn note(&self, tool: &str, call_id: &str) {
+        let mut calls = self.calls();
+        let reserved = calls.reserved.entry(tool.to_string()).or_default();
+        reserved.insert(call_id.to_string());
+    }
+
+    /// Whether a call of `tool` was let through.
+    pub(crate) fn let_through(&self, tool: &str) -> bool {
+        self.calls()
+            .reserved
+            .get(tool)
+            .is_some_and(|reserved| !reserved.is_empty())
+    }
+
+    /// Record that `tool`'s body ran and returned an output.
+    pub(crate) fn succeeded(&self, tool: &str) {
+        let mut calls = self.calls();
+        if !calls.succeeded.contains(tool) {
+            calls.succeeded.insert(tool.to_string());
+        }
+    }
+
+    /// Whether `tool`'s body ran and returned an output.
+    pub(crate) fn has_succeeded(&self, tool: &str) -> bool {
+        self.calls().succeeded.contains(tool)
+    }
+}
