@@ -3,6 +3,7 @@
 
 use agents_kt::PipelineEvent;
 
+pub mod multi_agent_tree;
 pub mod telemetry_demo;
 
 /// `Ok` when the example reached the outcome it demonstrates; otherwise an error that makes the

@@ -36,8 +36,13 @@ pub struct ApprovalRequest {
     pub tool: String,
     /// Its arguments, as JSON.
     pub args: Value,
-    /// The fingerprint of the tool name and the canonical arguments: an answer repeats it.
+    /// The fingerprint of the tool name and the canonical arguments (and the manifest's hash,
+    /// when the run has one): an answer repeats it.
     pub fingerprint: String,
+    /// The hash of the permission manifest the run asks under (see
+    /// [`Agent::manifest`](crate::Agent::manifest)): an answer given under another is stale.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub manifest: Option<String>,
 }
 
 /// An approver's answer, bound to the fingerprint of the request it answers.
@@ -156,6 +161,47 @@ pub fn approval_fingerprint(tool: &str, args: &Value) -> String {
     hash.update(tool.as_bytes());
     hash.update([0]);
     canonical(args, &mut hash);
+    hex(hash)
+}
+
+/// [`approval_fingerprint`] of a call asked under the permission manifest `manifest` (its
+/// hash): the same call under another manifest has another fingerprint, so an approval given
+/// before the agent tree's permissions changed does not answer a question asked after.
+///
+/// ```
+/// use agents_kt::{approval_fingerprint, approval_fingerprint_under};
+/// use serde_json::json;
+/// let args = json!({"path": "/tmp/a"});
+/// assert_ne!(approval_fingerprint_under("aa11", "write", &args), approval_fingerprint_under("bb22", "write", &args));
+/// assert_ne!(approval_fingerprint_under("aa11", "write", &args), approval_fingerprint("write", &args));
+/// ```
+pub fn approval_fingerprint_under(manifest: &str, tool: &str, args: &Value) -> String {
+    let mut hash = Sha256::new();
+    hash.update(b"manifest\0");
+    hash.update(manifest.as_bytes());
+    hash.update([0]);
+    hash.update(tool.as_bytes());
+    hash.update([0]);
+    canonical(args, &mut hash);
+    hex(hash)
+}
+
+/// A call's fingerprint, under the run's manifest when it has one.
+fn fingerprint(manifest: Option<&str>, tool: &str, args: &Value) -> String {
+    match manifest {
+        Some(manifest) => approval_fingerprint_under(manifest, tool, args),
+        None => approval_fingerprint(tool, args),
+    }
+}
+
+/// SHA-256 of `value`'s canonical JSON (object keys sorted at every level), in hex.
+pub(crate) fn canonical_sha256(value: &Value) -> String {
+    let mut hash = Sha256::new();
+    canonical(value, &mut hash);
+    hex(hash)
+}
+
+fn hex(hash: Sha256) -> String {
     hash.finalize()
         .iter()
         .map(|byte| format!("{byte:02x}"))
@@ -388,14 +434,17 @@ pub(crate) enum Channel {
 pub(crate) struct RunApprovals {
     channel: Channel,
     run_id: String,
+    /// The hash of the manifest the run asks under.
+    manifest: Option<Arc<str>>,
     asked: AtomicU32,
 }
 
 impl RunApprovals {
-    pub(crate) fn new(channel: Channel, run_id: &str) -> Self {
+    pub(crate) fn new(channel: Channel, run_id: &str, manifest: Option<Arc<str>>) -> Self {
         RunApprovals {
             channel,
             run_id: run_id.to_string(),
+            manifest,
             asked: AtomicU32::new(0),
         }
     }
@@ -448,9 +497,11 @@ impl ApprovalScope {
     pub(crate) fn changed_after_approval(&self, final_args: impl FnOnce() -> Value) -> bool {
         let state = self.state();
         !state.approved.is_empty()
-            && !state
-                .approved
-                .contains(&approval_fingerprint(&self.tool, &final_args()))
+            && !state.approved.contains(&fingerprint(
+                self.run.manifest.as_deref(),
+                &self.tool,
+                &final_args(),
+            ))
     }
 
     /// Whether someone is waiting for a human now.
@@ -462,13 +513,15 @@ impl ApprovalScope {
     async fn ask(&self, args: Value) -> AnswerOf {
         let number = self.run.asked.fetch_add(1, Ordering::Relaxed) + 1;
         let step = format!("approval#{number}:{}", self.tool);
-        let fingerprint = approval_fingerprint(&self.tool, &args);
+        let manifest = self.run.manifest.as_deref();
+        let fingerprint = fingerprint(manifest, &self.tool, &args);
         let request = ApprovalRequest {
             run_id: self.run.run_id.clone(),
             step: step.clone(),
             tool: self.tool.clone(),
             args,
             fingerprint: fingerprint.clone(),
+            manifest: manifest.map(str::to_string),
         };
         self.waiting.store(true, Ordering::Relaxed);
         let answer = match &self.run.channel {
@@ -487,8 +540,10 @@ impl ApprovalScope {
             }
         };
         if answer.fingerprint() != fingerprint {
+            // Stale: given for other arguments, or before the tree's permissions changed.
+            let under = manifest.map_or_else(String::new, |hash| format!(" under manifest {hash}"));
             return AnswerOf::Denied(format!(
-                "the approval answered other arguments (fingerprint {}, asked {fingerprint})",
+                "the approval answered another question (fingerprint {}, asked {fingerprint}{under}): other arguments, or permissions that have changed since",
                 answer.fingerprint()
             ));
         }

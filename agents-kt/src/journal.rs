@@ -135,6 +135,51 @@ pub fn journal_entry(name: &str, value: Value) -> Value {
     json!({ "step": name, "value": value })
 }
 
+/// A run's journal whose every recorded step carries the hash of the permission manifest it ran
+/// under (`"manifest"` beside `"step"` and `"value"`), so a recorded run says under which
+/// permissions each step happened.
+pub(crate) struct Stamped {
+    inner: std::sync::Arc<dyn Journal>,
+    manifest: std::sync::Arc<str>,
+}
+
+impl Stamped {
+    pub(crate) fn new(inner: std::sync::Arc<dyn Journal>, manifest: std::sync::Arc<str>) -> Self {
+        Stamped { inner, manifest }
+    }
+}
+
+impl Journal for Stamped {
+    fn run_id(&self) -> &str {
+        self.inner.run_id()
+    }
+
+    fn step(
+        &self,
+        name: &str,
+        work: BoxFuture<'static, Result<Value, String>>,
+    ) -> BoxFuture<'_, Result<Value, JournalError>> {
+        let manifest = std::sync::Arc::clone(&self.manifest);
+        let work = Box::pin(async move {
+            let mut entry = work.await?;
+            if let Value::Object(map) = &mut entry {
+                map.insert("manifest".to_string(), Value::from(&*manifest));
+            }
+            Ok(entry)
+        });
+        self.inner.step(name, work)
+    }
+
+    fn approval(
+        &self,
+        name: &str,
+        request: crate::ApprovalRequest,
+    ) -> BoxFuture<'_, Result<Value, JournalError>> {
+        // The request carries the manifest, and its fingerprint is bound to it.
+        self.inner.approval(name, request)
+    }
+}
+
 /// The value in a recorded `entry`, checked against the step this run is taking.
 pub(crate) fn read_entry(expected: &str, entry: Value) -> Result<Value, JournalError> {
     let recorded = entry

@@ -118,11 +118,11 @@ pub mod mcp {
 pub use agent::AgentArgs;
 pub use agent::{
     Agent, AgentBuilder, AgentInput, AgentOutput, AgentRef, AgentSession, AgentTool, EventStream,
-    IntoSkill, Skill, SkillContext, SkillError, ToolSet,
+    IntoSkill, Manifest, Skill, SkillContext, SkillError, ToolSet,
 };
 pub use approval::{
     Approval, ApprovalAnswer, ApprovalDesk, ApprovalInbox, ApprovalRequest, Approver,
-    PendingApproval, StaleApproval, approval_fingerprint,
+    PendingApproval, StaleApproval, approval_fingerprint, approval_fingerprint_under,
 };
 pub use budget::{Budget, BudgetLimit, BudgetUsage};
 pub use chain::{

@@ -817,6 +817,19 @@ async fn an_ancestors_gate_denial_on_a_sub_agents_tool_names_its_owner_on_the_sp
         .unwrap();
     assert_eq!(parent.run("plan".into()).await.unwrap(), "plan");
     let spans = trace_of("owned-planner");
+    // Both runs of the tree are stamped with the root's manifest.
+    let hash = parent.manifest().hash().to_string();
+    for run in spans
+        .iter()
+        .filter(|span| span.name.starts_with("invoke_agent "))
+    {
+        assert_eq!(
+            text(run, "agents_kt.manifest.hash").as_deref(),
+            Some(hash.as_str()),
+            "{}",
+            run.name
+        );
+    }
     let tool = named(&spans, "execute_tool get_weather");
     let denial = tool[0]
         .events

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
+use super::manifest;
 use super::output::OutputFormat;
 use super::{Agent, AgentBuilder, AgentInner, AgentInput, AgentOutput, Core, SkillKind};
 use crate::observers::PipelineHub;
@@ -105,6 +106,25 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             .cloned()
             .collect();
         let model_info = self.model.as_ref().map(|model| model.info());
+        // The tree's permissions, described and hashed once, here: never per call.
+        let manifest = manifest::Parts {
+            name: &self.name,
+            model: model_info.as_ref(),
+            skills: skills.iter().map(skill_manifest).collect(),
+            tools: &tools,
+            handoffs: &self.handoffs,
+            skill_chain: &self.links.skill_chain,
+            skill_gates: &tree_links.skill_gates,
+            turn_chain: &self.links.turn_chain,
+            turn_gates: &tree_links.turn_gates,
+            grants: &self.grants,
+            constraints: &self.constraints,
+            policies: &self.policies,
+            budget: &self.budget,
+            interceptors_apply_to_children: self.interceptors_apply_to_children,
+            approvals: self.approval_desk.is_some(),
+        }
+        .manifest();
         #[cfg(feature = "otel")]
         let metrics = crate::telemetry::GenAiMetrics::new(
             &self.meter.unwrap_or_else(crate::telemetry::global_meter),
@@ -135,6 +155,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             approval_desk: self.approval_desk,
             handoffs: self.handoffs,
             tree_links: Arc::new(tree_links),
+            manifest,
         };
         Ok(Agent {
             inner: Arc::new(AgentInner {
@@ -144,6 +165,18 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
                 model_chooses: self.model_chooses,
             }),
         })
+    }
+}
+
+/// A skill as the manifest lists it: its name, kind, and (agentic) the tools it may call.
+fn skill_manifest<IN, OUT>(skill: &Skill<IN, OUT>) -> serde_json::Value {
+    match &skill.kind {
+        SkillKind::Agentic { tools, .. } => {
+            let mut tools = tools.clone();
+            tools.sort();
+            serde_json::json!({"name": skill.name, "kind": "agentic", "tools": tools})
+        }
+        SkillKind::Code(_) => serde_json::json!({"name": skill.name, "kind": "code"}),
     }
 }
 

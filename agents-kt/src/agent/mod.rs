@@ -9,6 +9,7 @@ mod conversation;
 pub(crate) mod dispatch;
 mod handoff;
 pub(crate) mod lineage;
+mod manifest;
 mod output;
 mod pass;
 pub(crate) mod report;
@@ -24,6 +25,7 @@ mod unlinked;
 
 pub use agent_ref::AgentRef;
 pub use builder::AgentBuilder;
+pub use manifest::Manifest;
 pub use session::{AgentSession, EventStream};
 pub(crate) use skill::SkillKind;
 pub use skill::{IntoSkill, Skill, SkillError, ToolSet};
@@ -117,6 +119,8 @@ pub(crate) struct Core<OUT> {
     /// The links every agent this one runs inherits: its gates (and its tool interceptors, when
     /// it opted in).
     tree_links: Arc<TreeLinks>,
+    /// What the tree under this agent may do, hashed once at build.
+    manifest: Manifest,
 }
 
 impl<OUT> Core<OUT> {
@@ -248,6 +252,33 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         &self.inner.core.name
     }
 
+    /// The permission manifest of the tree under this agent — this agent, the agents it runs,
+    /// theirs — as stable JSON with a SHA-256 [`hash`](Manifest::hash). Built once, when the
+    /// agent was built: this is a clone of two `Arc`s. Its hash is stamped on every run's ids
+    /// ([`RunIds::manifest`](crate::RunIds::manifest), so on every event), on the
+    /// `invoke_agent` span (`agents_kt.manifest.hash`), on journal entries and in approval
+    /// fingerprints: an approval given under another manifest is stale, and refused.
+    ///
+    /// ```
+    /// use agents_kt::{Agent, Grant, Reply, ScriptedModel};
+    /// let researcher = Agent::<String, String>::builder("researcher")
+    ///     .model(ScriptedModel::new([Reply::text("sources")]))
+    ///     .build()
+    ///     .unwrap();
+    /// let planner = Agent::<String, String>::builder("planner")
+    ///     .model(ScriptedModel::new([Reply::text("plan")]))
+    ///     .sub_agent(researcher.as_tool("research", "Finds sources."))
+    ///     .grant(Grant::allow_named("research"))
+    ///     .build()
+    ///     .unwrap();
+    /// let manifest = planner.manifest();
+    /// assert_eq!(manifest.json()["tools"][0]["runs"]["agent"]["agent"], "researcher");
+    /// assert_eq!(manifest.json()["grants"][0]["tool"], "research");
+    /// ```
+    pub fn manifest(&self) -> Manifest {
+        self.inner.core.manifest.clone()
+    }
+
     /// Run the agent on `input` (the chat path: the model is called whole through `chat`).
     /// Never panics into the caller: a panic inside the run ends it with
     /// [`AgentError::Panicked`].
@@ -281,10 +312,12 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         journal: Arc<dyn crate::Journal>,
     ) -> Result<OUT, AgentError> {
         let id = journal.run_id().to_string();
-        let ids = RunIds {
-            session_id: id.clone(),
-            run_id: id,
-        };
+        let ids = RunIds::new(id.clone(), id);
+        // Every step is stamped with the manifest it ran under.
+        let journal = Arc::new(crate::journal::Stamped::new(
+            journal,
+            self.inner.core.manifest.shared_hash(),
+        ));
         let caller = Caller {
             extensions,
             journal: Some(journal),
@@ -334,10 +367,12 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         let (sender, receiver) = futures::channel::mpsc::unbounded();
         let run = Arc::new(Run::new(
             Arc::clone(&self.inner.core),
-            ids.clone(),
+            ids,
             caller,
             Some(sender),
         ));
+        // As the run stamped them (with the manifest).
+        let ids = run.ids().clone();
         // Seen here, on the caller's task: the session's own task is a fresh one.
         unlinked::warn_if_unlinked(&self.inner.core.name, run.is_linked());
         let agent = self.clone();
@@ -511,10 +546,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         let core = &self.inner.core;
         let number = core.runs.fetch_add(1, Ordering::Relaxed) + 1;
         let run_id = format!("{}/{kind}-{number}", core.name);
-        RunIds {
-            session_id: run_id.clone(),
-            run_id,
-        }
+        RunIds::new(run_id.clone(), run_id)
     }
 
     /// Both paths: the run within its time budget, then the final report — once, whatever

@@ -121,6 +121,12 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         caller: Caller,
         events: Option<UnboundedSender<AgentEvent<OUT>>>,
     ) -> Self {
+        // Stamped with the tree's manifest: the root's, which a sub-agent's run carries on.
+        let manifest = match &caller.lineage {
+            Some(lineage) => lineage.parent.ids().manifest.clone(),
+            None => Some(core.manifest.shared_hash()),
+        };
+        let ids = RunIds { manifest, ..ids };
         let budget = Mutex::new(BudgetTracker::new(core.budget.clone()));
         let shared_ids = SharedIds {
             session_id: Arc::from(ids.session_id.as_str()),
@@ -136,7 +142,13 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             (None, Some(desk)) => Some(Channel::Desk(desk.clone())),
             (None, None) => None,
         };
-        let approvals = channel.map(|channel| Arc::new(RunApprovals::new(channel, &ids.run_id)));
+        let approvals = channel.map(|channel| {
+            Arc::new(RunApprovals::new(
+                channel,
+                &ids.run_id,
+                ids.manifest.clone(),
+            ))
+        });
         // The links of every run above (a parent's, and its own ancestors'), then those judging
         // from outside the tree (an MCP server's policies).
         let mut ancestors = match &caller.lineage {

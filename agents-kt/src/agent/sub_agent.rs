@@ -104,6 +104,17 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentTool<IN, OUT> {
         }
     }
 
+    /// What the manifest says the tool runs: the agent's own manifest, or — an [`AgentRef`],
+    /// bound after this is described — that it runs an agent by reference.
+    fn manifest_of_target(&self, handoff: bool) -> serde_json::Value {
+        match &self.agent {
+            Target::Agent(agent) => {
+                serde_json::json!({"agent": agent.manifest().json(), "handoff": handoff})
+            }
+            Target::Ref(_) => serde_json::json!({"agent_ref": true, "handoff": handoff}),
+        }
+    }
+
     /// The agent the tool runs; an error when it is an [`AgentRef`] not bound (or whose agent
     /// is gone).
     fn agent(&self) -> Result<Agent<IN, OUT>, ToolError> {
@@ -164,13 +175,11 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         let journal = ctx.journal_scope().map(|(journal, step)| {
             Arc::new(ScopedJournal::new(Arc::clone(journal), step.clone())) as Arc<dyn Journal>
         });
-        let ids = RunIds {
-            session_id: parent.ids().session_id.clone(),
-            run_id: match &journal {
-                Some(journal) => journal.run_id().to_string(),
-                None => self.next_ids("run").run_id,
-            },
+        let run_id = match &journal {
+            Some(journal) => journal.run_id().to_string(),
+            None => self.next_ids("run").run_id,
         };
+        let ids = RunIds::new(run_id, parent.ids().session_id.clone());
         let caller = Caller {
             extensions: parent.extensions().clone(),
             client: parent.client().map(str::to_string),
@@ -230,6 +239,10 @@ impl<IN, OUT> AgentTool<IN, OUT> {
 impl<IN: AgentInput, OUT: AgentOutput + Serialize> ToolTarget<IN, OUT> for AgentTool<IN, OUT> {
     fn description(&self) -> &str {
         &self.description
+    }
+
+    fn manifest_source(&self) -> Option<serde_json::Value> {
+        Some(self.manifest_of_target(false))
     }
 
     async fn call(
@@ -298,6 +311,10 @@ where
 
     fn description(&self) -> Cow<'static, str> {
         Cow::Owned(self.tool.description.clone())
+    }
+
+    fn manifest_source(&self) -> Option<serde_json::Value> {
+        Some(self.tool.manifest_of_target(self.continues_conversation))
     }
 
     async fn call(&self, args: AgentArgs<IN>, ctx: &ToolContext) -> Result<OUT, ToolError> {

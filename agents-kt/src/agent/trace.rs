@@ -38,6 +38,7 @@ pub(crate) fn invoke_agent(
         "gen_ai.conversation.id" = %ids.session_id,
         "gen_ai.request.model" = model.and_then(|model| model.model.as_deref()),
         "agents_kt.run.id" = %ids.run_id,
+        "agents_kt.manifest.hash" = ids.manifest.as_deref(),
         "agents_kt.skill.name" = Empty,
         "agents_kt.mcp.client" = client,
         "error.type" = Empty,

@@ -24,6 +24,10 @@ pub struct RunIds {
     pub run_id: String,
     /// The session the run belongs to (a `run` call is a session of its own).
     pub session_id: String,
+    /// The hash of the permission manifest of the tree the run belongs to (the agent a caller
+    /// ran: a sub-agent's run carries its root's), so every event says under which
+    /// permissions it happened; `None` for ids built by hand.
+    pub manifest: Option<std::sync::Arc<str>>,
 }
 
 impl RunIds {
@@ -37,7 +41,19 @@ impl RunIds {
         RunIds {
             run_id: run_id.into(),
             session_id: session_id.into(),
+            manifest: None,
         }
+    }
+
+    /// These ids, under the permission manifest whose hash is `manifest`.
+    ///
+    /// ```
+    /// let ids = agents_kt::RunIds::new("r1", "s1").with_manifest("ab12");
+    /// assert_eq!(ids.manifest.as_deref(), Some("ab12"));
+    /// ```
+    pub fn with_manifest(mut self, manifest: impl Into<std::sync::Arc<str>>) -> Self {
+        self.manifest = Some(manifest.into());
+        self
     }
 }
 

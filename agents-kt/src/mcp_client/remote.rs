@@ -38,6 +38,10 @@ impl Tool for RemoteCall {
         Cow::Borrowed("")
     }
 
+    fn manifest_source(&self) -> Option<Value> {
+        Some(serde_json::json!({ "mcp_tool": &*self.remote_name }))
+    }
+
     async fn call(&self, args: Value, _: &ToolContext) -> Result<Value, ToolError> {
         let mut params = CallToolRequestParams::new(self.remote_name.to_string());
         match args {

@@ -96,6 +96,14 @@ pub trait Tool: Send + Sync + 'static {
     #[doc(hidden)]
     const RUNS_AGENT: bool = false;
 
+    /// What the permission manifest says the tool runs beyond itself: the agent a sub-agent
+    /// tool runs (its own manifest), the remote tool an MCP tool calls. Not for hand-written
+    /// tools.
+    #[doc(hidden)]
+    fn manifest_source(&self) -> Option<serde_json::Value> {
+        None
+    }
+
     /// Run the tool.
     fn call(
         &self,

@@ -474,6 +474,9 @@ pub(crate) trait ErasedTool: Send + Sync {
     ) -> BoxFuture<'a, CallRecord<JsonOutput>>;
     /// For code skills calling the tool with typed arguments.
     fn as_any(&self) -> &dyn Any;
+    /// What the permission manifest says of the tool: its name, its arguments' schema (by
+    /// hash), its links by name, and what it runs beyond itself.
+    fn manifest(&self) -> Value;
 }
 
 impl<T: Tool> ErasedTool for ToolRuntime<T> {
@@ -520,6 +523,21 @@ impl<T: Tool> ErasedTool for ToolRuntime<T> {
 
     fn as_any(&self) -> &dyn Any {
         self
+    }
+
+    fn manifest(&self) -> Value {
+        let [interceptors, gates, after] = self.chain.link_names();
+        let mut entry = serde_json::json!({
+            "name": &*self.name,
+            "arguments_schema_sha256": crate::approval::canonical_sha256(&self.spec.parameters),
+            "interceptors": interceptors,
+            "gates": gates,
+            "after": after,
+        });
+        if let (Some(source), Value::Object(map)) = (self.tool.manifest_source(), &mut entry) {
+            map.insert("runs".to_string(), source);
+        }
+        entry
     }
 }
 

@@ -267,6 +267,21 @@ pub(crate) trait ChainGuard<T: Tool>: Send + Sync {
 
     /// Whether any after-tool interceptor is registered.
     fn has_after(&self) -> bool;
+
+    /// The names of its interceptors, gates and after-interceptors, in order (`#<index>` for
+    /// an unnamed one), for the permission manifest.
+    fn link_names(&self) -> [Vec<String>; 3];
+}
+
+/// Every link's name, `#<index>` for an unnamed one.
+fn names<'a, T: 'a, R: 'a>(links: impl Links<'a, T, R>) -> Vec<String> {
+    (0..links.len())
+        .map(|index| {
+            links
+                .name(index)
+                .map_or_else(|| format!("#{index}"), str::to_string)
+        })
+        .collect()
 }
 
 /// The compile-time links and the builder's, side by side: each stage runs the first list, then
@@ -336,5 +351,13 @@ where
     fn has_after(&self) -> bool {
         !self.dynamic.after.is_empty()
             || !<&A as Links<'_, Viewed<T::Output>, T::Output>>::is_empty(&self.statics.after)
+    }
+
+    fn link_names(&self) -> [Vec<String>; 3] {
+        [
+            names(Joined(&self.statics.before, &self.dynamic.before)),
+            names(Joined(&self.statics.gates, &self.dynamic.gates)),
+            names(Joined(&self.statics.after, &self.dynamic.after)),
+        ]
     }
 }

@@ -13,6 +13,11 @@ pub trait ToolTarget<A, O>: Send + Sync {
     /// What the calling model is told the tool does.
     fn description(&self) -> &str;
 
+    /// What the permission manifest says the target runs (an agent's manifest).
+    fn manifest_source(&self) -> Option<serde_json::Value> {
+        None
+    }
+
     /// Call the target with `args`, for the call `ctx` describes of the tool named `tool`.
     fn call(
         &self,
@@ -38,6 +43,12 @@ macro_rules! __forwarding_tool {
                 let description =
                     $crate::__private::ToolTarget::<$args, $output>::description(&self.0);
                 $crate::__private::Cow::Owned(description.to_string())
+            }
+
+            fn manifest_source(
+                &self,
+            ) -> ::core::option::Option<$crate::__private::serde_json::Value> {
+                $crate::__private::ToolTarget::<$args, $output>::manifest_source(&self.0)
             }
 
             async fn call(
