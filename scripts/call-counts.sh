@@ -35,9 +35,10 @@ count() { # PATH CALLS -> total instructions
 
 printf '%-34s %14s\n' "path" "instr/call"
 for path in typed_0 typed_8 typed_8_compile_time json_8 json_8_compile_time \
-  loop_50_turns loop_50_turns_json_interceptor; do
+  loop_50_turns loop_50_turns_json_interceptor depth2_gates_on_child depth2_gates_inherited; do
   case "$path" in
     loop_*) low=4 high=12 ;;
+    depth2_*) low=20 high=80 ;;
     *) low=10000 high=40000 ;;
   esac
   a="$(count "$path" "$low")"

@@ -103,11 +103,13 @@ impl SkillAttr {
     }
 }
 
-/// `#[agent(input = Type, output = Type, crate = path)]`
+/// `#[agent(input = Type, output = Type, grants(allow(tool, ..), confirm(tool, ..)), crate = path)]`
 #[derive(Default)]
 pub(crate) struct AgentAttr {
     pub input: Option<Type>,
     pub output: Option<Type>,
+    /// The tools granted, each with whether its calls need confirming; `None`: no `grants`.
+    pub grants: Option<Vec<(Ident, bool)>>,
     pub krate: Option<Path>,
 }
 
@@ -117,12 +119,29 @@ impl AgentAttr {
         parse_keys(
             args,
             "agent",
-            &["input", "output", "crate"],
+            &["input", "output", "grants", "crate"],
             errors,
             |key, meta| {
                 match key {
                     "input" => attr.input = Some(meta.value()?.parse()?),
                     "output" => attr.output = Some(meta.value()?.parse()?),
+                    "grants" => {
+                        let grants = attr.grants.get_or_insert_with(Vec::new);
+                        meta.parse_nested_meta(|kind| {
+                            let confirm = if kind.path.is_ident("allow") {
+                                false
+                            } else if kind.path.is_ident("confirm") {
+                                true
+                            } else {
+                                return Err(kind
+                                    .error("a grant is `allow(tool, ..)` or `confirm(tool, ..)`"));
+                            };
+                            kind.parse_nested_meta(|tool| {
+                                grants.push((tool.path.require_ident()?.clone(), confirm));
+                                Ok(())
+                            })
+                        })?
+                    }
                     _ => attr.krate = Some(meta.value()?.parse()?),
                 }
                 Ok(())

@@ -243,6 +243,29 @@ pub(crate) fn agent_block(block: &ImplBlock, errors: &mut Errors) {
     }
 }
 
+/// With `grants(..)` declared, every `#[tool]` of the block is granted: the agent may call only
+/// granted tools, so one left out would fail `build` — said here, at the tool's name.
+pub(crate) fn agent_grants(
+    grants: &Option<Vec<(syn::Ident, bool)>>,
+    marked: &[Marked],
+    errors: &mut Errors,
+) {
+    let Some(grants) = grants else {
+        return;
+    };
+    for entry in marked.iter().filter(|m| matches!(m.role, Role::Tool(_))) {
+        let tool = &entry.sig.ident;
+        if !grants.iter().any(|(granted, _)| granted == tool) {
+            errors.at(
+                tool,
+                format!(
+                    "tool `{tool}` is not granted: with `grants(..)` an agent may call only the tools granted; add it to `allow(..)` or `confirm(..)`"
+                ),
+            );
+        }
+    }
+}
+
 /// Tool names are unique in an agent, and every typed interceptor names a tool of its block.
 /// Returns, per entry, whether it can be registered.
 pub(crate) fn agent_tools(marked: &[Marked], errors: &mut Errors) -> Vec<bool> {

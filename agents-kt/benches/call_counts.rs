@@ -20,7 +20,7 @@ mod weather;
 use weather::{GetWeather, TURNS, WeatherArgs, check, interceptors, loop_script};
 
 /// Every path this driver can count, in the order `scripts/call-counts.sh` reports them.
-const PATHS: [&str; 7] = [
+const PATHS: [&str; 9] = [
     "typed_0",
     "typed_8",
     "typed_8_compile_time",
@@ -28,6 +28,8 @@ const PATHS: [&str; 7] = [
     "json_8_compile_time",
     "loop_50_turns",
     "loop_50_turns_json_interceptor",
+    "depth2_gates_on_child",
+    "depth2_gates_inherited",
 ];
 
 fn args() -> WeatherArgs {
@@ -76,6 +78,65 @@ fn agent(json_interceptor: bool) -> Agent<String, String> {
     }
 }
 
+/// Four typed gates making the check, each allowing.
+fn four_gates(
+    builder: agents_kt::AgentBuilder<String, String>,
+) -> agents_kt::AgentBuilder<String, String> {
+    let gate = || {
+        ToolGate::<GetWeather>::new(|args: &WeatherArgs| match weather::allowed(args) {
+            true => Verdict::Allow,
+            false => Verdict::deny("out of range"),
+        })
+    };
+    builder
+        .gate_tool_call(gate())
+        .gate_tool_call(gate())
+        .gate_tool_call(gate())
+        .gate_tool_call(gate())
+}
+
+/// A tree three deep — planner → researcher → looker — whose looker asks for the weather
+/// `calls` times in one turn, behind four gates: the looker's own, or the planner's inherited.
+fn tree(inherited: bool, calls: usize) -> Agent<String, String> {
+    let budget = Budget::default().max_tool_calls(calls as u32 + 8);
+    let asks = (0..calls).map(|_| ("get_weather", json!({"city": "Oslo", "days": 1})));
+    let looker = Agent::builder("looker")
+        .model(ScriptedModel::new([
+            Reply::tool_calls(asks),
+            Reply::text("looked"),
+        ]))
+        .tool(GetWeather)
+        .budget(budget.clone());
+    let looker = match inherited {
+        true => looker,
+        false => four_gates(looker),
+    };
+    let built = |builder: agents_kt::AgentBuilder<String, String>| match builder.build() {
+        Ok(agent) => agent,
+        Err(error) => panic!("the bench tree builds: {error}"),
+    };
+    let researcher = built(
+        Agent::builder("researcher")
+            .model(ScriptedModel::new([
+                Reply::tool_call("look_up", json!({"input": "Oslo"})),
+                Reply::text("researched"),
+            ]))
+            .sub_agent(built(looker).as_tool("look_up", "Looks up."))
+            .budget(budget.clone()),
+    );
+    let planner = Agent::builder("planner")
+        .model(ScriptedModel::new([
+            Reply::tool_call("research", json!({"input": "Oslo"})),
+            Reply::text("planned"),
+        ]))
+        .sub_agent(researcher.as_tool("research", "Researches."))
+        .budget(budget);
+    built(match inherited {
+        true => four_gates(planner),
+        false => planner,
+    })
+}
+
 fn main() {
     let mut argv = std::env::args().skip(1).filter(|arg| arg != "--bench");
     let (path, calls) = match (argv.next(), argv.next().map(|n| n.parse::<usize>())) {
@@ -121,6 +182,12 @@ fn main() {
             for _ in 0..calls {
                 black_box(once(call.call_json(black_box(&text), &ctx)));
             }
+        }
+        "depth2_gates_on_child" | "depth2_gates_inherited" => {
+            // One run; `calls` is how many tool calls the looker makes in it.
+            let planner = tree(path == "depth2_gates_inherited", calls);
+            let output = runtime.block_on(planner.run("plan".into()));
+            black_box(output.is_ok());
         }
         loop_path => {
             let json_interceptor = loop_path == "loop_50_turns_json_interceptor";

@@ -208,35 +208,47 @@ fn hex(hash: Sha256) -> String {
         .collect()
 }
 
-/// Feed `value`'s canonical JSON to `hash`: objects with their keys sorted.
+/// Feed `value`'s canonical JSON to `hash`: objects with their keys sorted. Written out first
+/// and hashed at once (many small updates cost more than the hashing).
 fn canonical(value: &Value, hash: &mut Sha256) {
+    let mut text = Vec::with_capacity(256);
+    write_canonical(value, &mut text);
+    hash.update(&text);
+}
+
+fn write_canonical(value: &Value, out: &mut Vec<u8>) {
     match value {
         Value::Object(map) => {
             let mut keys: Vec<&String> = map.keys().collect();
             keys.sort();
-            hash.update(b"{");
+            out.push(b'{');
             for (position, key) in keys.into_iter().enumerate() {
                 if position > 0 {
-                    hash.update(b",");
+                    out.push(b',');
                 }
-                hash.update(Value::String(key.clone()).to_string().as_bytes());
-                hash.update(b":");
-                canonical(&map[key], hash);
+                write_scalar(&Value::String(key.clone()), out);
+                out.push(b':');
+                write_canonical(&map[key], out);
             }
-            hash.update(b"}");
+            out.push(b'}');
         }
         Value::Array(items) => {
-            hash.update(b"[");
+            out.push(b'[');
             for (position, item) in items.iter().enumerate() {
                 if position > 0 {
-                    hash.update(b",");
+                    out.push(b',');
                 }
-                canonical(item, hash);
+                write_canonical(item, out);
             }
-            hash.update(b"]");
+            out.push(b']');
         }
-        scalar => hash.update(scalar.to_string().as_bytes()),
+        scalar => write_scalar(scalar, out),
     }
+}
+
+/// A string or scalar as JSON text (writing into a `Vec` cannot fail).
+fn write_scalar(value: &Value, out: &mut Vec<u8>) {
+    let _ = serde_json::to_writer(&mut *out, value);
 }
 
 /// Where a run's approvals go in one process: give it to the agent

@@ -8,12 +8,17 @@
 //! edit) does not count it twice.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 /// What the tree's calls did so far.
 #[derive(Default)]
 pub(crate) struct CallLedger {
     calls: Mutex<Calls>,
+    /// Whether some run of the tree constrains calls: only then are successes recorded (a tree
+    /// without constraints pays one load per call). Set when such a run starts, so a constraint
+    /// declared below counts the successes from its run on.
+    watched: AtomicBool,
 }
 
 #[derive(Default)]
@@ -62,8 +67,16 @@ impl CallLedger {
             .is_some_and(|reserved| !reserved.is_empty())
     }
 
+    /// Record calls from now on: a run of the tree constrains them.
+    pub(crate) fn watch(&self) {
+        self.watched.store(true, Ordering::Relaxed);
+    }
+
     /// Record that `tool`'s body ran and returned an output.
     pub(crate) fn succeeded(&self, tool: &str) {
+        if !self.watched.load(Ordering::Relaxed) {
+            return;
+        }
         let mut calls = self.calls();
         if !calls.succeeded.contains(tool) {
             calls.succeeded.insert(tool.to_string());

@@ -167,3 +167,65 @@ async fn a_confirm_grant_asks_the_approver_once_and_runs_on_approve_also_for_a_s
         .unwrap();
     assert_eq!(asked, ["get_weather"], "asked once, about the child's call");
 }
+
+/// An agent block whose grants the macro registers: reading is allowed, writing needs a human.
+pub struct Notes {
+    written: agents_kt_tests::Log<String>,
+}
+
+#[agents_kt::agent(grants(allow(read_notes), confirm(write_notes)))]
+impl Notes {
+    /// Reads the notes.
+    #[tool]
+    fn read_notes(&self) -> String {
+        "buy milk".to_string()
+    }
+
+    /// Writes the notes.
+    #[tool]
+    fn write_notes(&self, text: String) -> String {
+        self.written.push(text.clone());
+        text
+    }
+}
+
+#[tokio::test]
+async fn the_agent_macros_grants_allow_one_tool_and_confirm_the_other() {
+    let written = agents_kt_tests::Log::new();
+    let model = ScriptedModel::new([
+        Reply::tool_calls([
+            ("read_notes", json!({})),
+            ("write_notes", json!({"text": "sell milk"})),
+        ]),
+        Reply::text("done"),
+    ]);
+    let agent = Notes {
+        written: written.clone(),
+    }
+    .agent_builder("notes")
+    .model(model.clone())
+    .build()
+    .unwrap();
+    assert_eq!(agent.run("update".into()).await.unwrap(), "done");
+    assert!(
+        written.is_empty(),
+        "a confirm-granted tool ran with no approver"
+    );
+    let told: Vec<String> = model.requests()[1]
+        .messages
+        .iter()
+        .filter(|m| m.role == agents_kt::Role::Tool)
+        .map(|m| m.content.clone())
+        .collect();
+    assert_eq!(told[0], "buy milk");
+    assert!(
+        told[1].contains("'notes' grants this tool only with a human's approval"),
+        "{}",
+        told[1]
+    );
+    let grants = agent.manifest().json()["grants"].clone();
+    assert_eq!(
+        grants,
+        json!([{"confirm": false, "tool": "read_notes"}, {"confirm": true, "tool": "write_notes"}])
+    );
+}

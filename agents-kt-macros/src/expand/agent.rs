@@ -44,6 +44,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
 
     let marked = gather(&mut block, &mut errors);
     let registrable = valid::agent_tools(&marked, &mut errors);
+    valid::agent_grants(&attr.grants, &marked, &mut errors);
 
     let statics = StaticLinks::of(&marked);
     let mut items = Vec::new();
@@ -158,6 +159,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             }
         };
     }
+    registrations.extend(grant_registrations(&krate, &attr.grants, &marked));
     let builder = quote! {
         impl #self_ty {
             /// A builder for an agent named `name` with this value's tools, skills and
@@ -183,6 +185,37 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         #builder
         #errors
     }
+}
+
+/// `.grant(..)` for each tool of `grants(..)`: typed for a `#[tool]` of the block, by name for
+/// any other (a sub-agent, a tool registered on the builder).
+fn grant_registrations(
+    krate: &TokenStream,
+    grants: &Option<Vec<(syn::Ident, bool)>>,
+    marked: &[Marked],
+) -> Vec<TokenStream> {
+    let in_block = |tool: &syn::Ident| {
+        marked
+            .iter()
+            .any(|m| matches!(m.role, Role::Tool(_)) && m.sig.ident == *tool)
+    };
+    let grants = grants.as_deref().unwrap_or_default();
+    grants
+        .iter()
+        .map(|(tool, confirm)| {
+            let (typed, named) = match confirm {
+                true => (quote!(confirm), quote!(confirm_named)),
+                false => (quote!(allow), quote!(allow_named)),
+            };
+            if in_block(tool) {
+                let ty = tool_ident(tool);
+                quote!(.grant(#krate::Grant::#typed::<#ty>()))
+            } else {
+                let name = tool.to_string();
+                quote!(.grant(#krate::Grant::#named(#name)))
+            }
+        })
+        .collect()
 }
 
 /// Which typed tool interceptors, gates and after-interceptors go into their tool's compile-time

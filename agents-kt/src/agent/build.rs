@@ -105,6 +105,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             .filter(|entry| inherits_all || entry.is_gate())
             .cloned()
             .collect();
+        tree_links.counts_calls = !self.constraints.is_empty();
         let model_info = self.model.as_ref().map(|model| model.info());
         // The tree's permissions, described and hashed once, here: never per call.
         let manifest = manifest::Parts {

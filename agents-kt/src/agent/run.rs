@@ -156,11 +156,15 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             None => Vec::new(),
         };
         ancestors.extend(caller.above.iter().cloned());
+        let counts_calls = core.tree_links.counts_calls(&ancestors);
         let inherited = Inherited::new(ancestors, core.tools.len());
-        let ledger = match &caller.lineage {
+        let ledger: Arc<CallLedger> = match &caller.lineage {
             Some(lineage) => lineage.parent.ledger(),
             None => Arc::default(),
         };
+        if counts_calls {
+            ledger.watch();
+        }
         Run {
             core,
             ids,

@@ -108,6 +108,7 @@ impl Policy {
             let gate = ConstraintsGate::new(&owner, &self.inner.constraints);
             let name = Some(Arc::from("constraints"));
             links.tools.push(ToolEntry::call_gate(gate, name));
+            links.counts_calls = true;
         }
         Ancestor {
             owner: Arc::new(GateOwner::new(owner, 0)),

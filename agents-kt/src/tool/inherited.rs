@@ -64,12 +64,19 @@ pub(crate) struct TreeLinks {
     pub turn_gates: Vec<NamedGate<Vec<Message>>>,
     /// Its tool gates and — when it opted in — its tool interceptors, before and after.
     pub tools: Vec<ToolEntry>,
+    /// Whether it constrains calls (`max_calls`, …): then the tree's ledger records them.
+    pub counts_calls: bool,
 }
 
 impl TreeLinks {
     /// Whether there is nothing to inherit.
     pub(crate) fn is_empty(&self) -> bool {
         self.skill_gates.is_empty() && self.turn_gates.is_empty() && self.tools.is_empty()
+    }
+
+    /// Whether these links, or any of `ancestors`', constrain calls.
+    pub(crate) fn counts_calls(&self, ancestors: &[Ancestor]) -> bool {
+        self.counts_calls || ancestors.iter().any(|ancestor| ancestor.links.counts_calls)
     }
 }
 
