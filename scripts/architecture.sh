@@ -17,7 +17,7 @@ src=agents-kt/src
 lower=(
   "$src/chain" "$src/tool" "$src/memory" "$src/model" "$src/providers" "$src/events"
   "$src/telemetry" "$src/mcp_client" "$src/intercept" "$src/policy"
-  "$src/approval.rs" "$src/budget.rs" "$src/error.rs" "$src/journal.rs" "$src/ledger.rs" "$src/message.rs"
+  "$src/approval" "$src/budget.rs" "$src/error.rs" "$src/journal.rs" "$src/ledger.rs" "$src/message.rs"
   "$src/observers.rs"
 )
 agent_names='crate::agent\b|super::super::agent\b|crate::\{?[^;]*\b(Agent|AgentBuilder|AgentInput|AgentOutput|AgentSession|AgentTool|EventStream|Skill|SkillContext|SkillError|IntoSkill|ToolSet)\b'

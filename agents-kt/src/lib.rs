@@ -121,8 +121,8 @@ pub use agent::{
     IntoSkill, Manifest, Skill, SkillContext, SkillError, ToolSet,
 };
 pub use approval::{
-    Approval, ApprovalAnswer, ApprovalDesk, ApprovalInbox, ApprovalRequest, Approver,
-    PendingApproval, StaleApproval, approval_fingerprint, approval_fingerprint_under,
+    Approval, ApprovalAnswer, ApprovalDesk, ApprovalInbox, ApprovalRequest, Approver, InboxChange,
+    InboxError, PendingApproval, StaleApproval, approval_fingerprint, approval_fingerprint_under,
 };
 pub use budget::{Budget, BudgetLimit, BudgetUsage};
 pub use chain::{

@@ -142,13 +142,9 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             (None, Some(desk)) => Some(Channel::Desk(desk.clone())),
             (None, None) => None,
         };
-        let approvals = channel.map(|channel| {
-            Arc::new(RunApprovals::new(
-                channel,
-                &ids.run_id,
-                ids.manifest.clone(),
-            ))
-        });
+        let depth = caller.lineage.as_ref().map_or(0, |l| l.call.depth());
+        let approvals =
+            channel.map(|channel| Arc::new(RunApprovals::new(channel, &ids, &core.name, depth)));
         // The links of every run above (a parent's, and its own ancestors'), then those judging
         // from outside the tree (an MCP server's policies).
         let mut ancestors = match &caller.lineage {

@@ -14,15 +14,19 @@ use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
-use futures::channel::{mpsc, oneshot};
 use futures::future::BoxFuture;
-use futures::{Stream, StreamExt};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::Journal;
+
+mod desk;
+
+pub use desk::{
+    ApprovalDesk, ApprovalInbox, InboxChange, InboxError, PendingApproval, StaleApproval,
+};
 
 /// What an approver is asked (built by the run; read its fields).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -43,6 +47,15 @@ pub struct ApprovalRequest {
     /// [`Agent::manifest`](crate::Agent::manifest)): an answer given under another is stale.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub manifest: Option<String>,
+    /// The agent asking.
+    #[serde(default)]
+    pub agent: String,
+    /// Its depth in the agent tree (0: the agent a caller ran).
+    #[serde(default)]
+    pub depth: u32,
+    /// When it was put to the desk, in milliseconds since the Unix epoch (0 until then).
+    #[serde(default)]
+    pub since_ms: u64,
 }
 
 /// An approver's answer, bound to the fingerprint of the request it answers.
@@ -251,190 +264,6 @@ fn write_scalar(value: &Value, out: &mut Vec<u8>) {
     let _ = serde_json::to_writer(&mut *out, value);
 }
 
-/// Where a run's approvals go in one process: give it to the agent
-/// ([`AgentBuilder::approvals`](crate::AgentBuilder::approvals)) or to a
-/// [`MemoryJournal`](crate::MemoryJournal), and read the questions from its [`ApprovalInbox`].
-///
-/// ```
-/// use agents_kt::{Agent, Approval, ApprovalDesk, InterceptContext, Reply, ScriptedModel, Verdict};
-/// use futures::StreamExt;
-/// # #[derive(Clone, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
-/// # pub struct PayArgs { pub amount: u32 }
-/// # pub struct Pay;
-/// # impl agents_kt::Tool for Pay {
-/// #     const NAME: &'static str = "pay";
-/// #     type Args = PayArgs;
-/// #     type Output = String;
-/// #     fn description(&self) -> std::borrow::Cow<'static, str> { "Pay.".into() }
-/// #     async fn call(&self, a: PayArgs, _: &agents_kt::ToolContext) -> Result<String, agents_kt::ToolError> { Ok(format!("paid {}", a.amount)) }
-/// # }
-/// # impl agents_kt::ToolArguments for PayArgs { type Tool = Pay; }
-/// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() {
-/// let (desk, mut inbox) = ApprovalDesk::new();
-/// let agent = Agent::<String, String>::builder("expenses")
-///     .model(ScriptedModel::new([
-///         Reply::tool_call("pay", serde_json::json!({"amount": 250})),
-///         Reply::text("done"),
-///     ]))
-///     .tool(Pay)
-///     .approvals(desk)
-///     .gate_tool_call(|args: &PayArgs, ctx: &InterceptContext<'_>| {
-///         let (approver, args) = (ctx.approver(), args.clone());
-///         async move {
-///             match approver.ask(&args).await {
-///                 Approval::Approved => Verdict::Allow,
-///                 Approval::Denied(reason) => Verdict::Deny(reason),
-///                 Approval::Edited(_) => Verdict::deny("edited"),
-///             }
-///         }
-///     })
-///     .build()
-///     .unwrap();
-/// // The human's side: read the question, look at the typed arguments, answer.
-/// let human = tokio::spawn(async move {
-///     let question = inbox.next().await.unwrap();
-///     assert_eq!(question.args::<PayArgs>().unwrap().amount, 250);
-///     question.approve();
-/// });
-/// assert_eq!(agent.run("pay the invoice".into()).await.unwrap(), "done");
-/// human.await.unwrap();
-/// # }
-/// ```
-#[derive(Clone)]
-pub struct ApprovalDesk {
-    questions: mpsc::UnboundedSender<PendingApproval>,
-}
-
-/// The questions put to an [`ApprovalDesk`], as a stream of [`PendingApproval`]s.
-pub struct ApprovalInbox {
-    questions: mpsc::UnboundedReceiver<PendingApproval>,
-}
-
-impl ApprovalDesk {
-    /// A desk and the inbox its questions arrive in.
-    pub fn new() -> (ApprovalDesk, ApprovalInbox) {
-        let (questions, inbox) = mpsc::unbounded();
-        (
-            ApprovalDesk { questions },
-            ApprovalInbox { questions: inbox },
-        )
-    }
-
-    /// Ask, and wait for the answer (as JSON of an [`ApprovalAnswer`]). Nobody left to answer —
-    /// the inbox or the question dropped — is a denial.
-    pub(crate) async fn ask(&self, request: ApprovalRequest) -> Value {
-        let fingerprint = request.fingerprint.clone();
-        let (reply, answer) = oneshot::channel();
-        let unanswered = |why: &str| {
-            ApprovalAnswer::deny(fingerprint.clone(), format!("approval not given: {why}"))
-        };
-        let answer = if self
-            .questions
-            .unbounded_send(PendingApproval { request, reply })
-            .is_err()
-        {
-            unanswered("nobody reads the approval desk")
-        } else {
-            answer
-                .await
-                .unwrap_or_else(|_| unanswered("the question was dropped unanswered"))
-        };
-        serde_json::to_value(answer).unwrap_or(Value::Null)
-    }
-}
-
-impl fmt::Debug for ApprovalDesk {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ApprovalDesk").finish_non_exhaustive()
-    }
-}
-
-impl Stream for ApprovalInbox {
-    type Item = PendingApproval;
-
-    fn poll_next(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<PendingApproval>> {
-        self.questions.poll_next_unpin(cx)
-    }
-}
-
-/// One question waiting for an answer.
-pub struct PendingApproval {
-    request: ApprovalRequest,
-    reply: oneshot::Sender<ApprovalAnswer>,
-}
-
-/// An answer about other arguments than the ones asked about: refused, the question still open.
-#[derive(Debug, thiserror::Error)]
-#[error("the answer is for arguments with fingerprint {given}, the question is about {asked}")]
-#[non_exhaustive]
-pub struct StaleApproval {
-    /// The question, still waiting for an answer.
-    pub pending: PendingApproval,
-    /// The fingerprint the answer carried.
-    pub given: String,
-    /// The question's.
-    pub asked: String,
-}
-
-impl PendingApproval {
-    /// What is asked.
-    pub fn request(&self) -> &ApprovalRequest {
-        &self.request
-    }
-
-    /// The arguments as the tool's own type.
-    pub fn args<A: DeserializeOwned>(&self) -> Result<A, serde_json::Error> {
-        A::deserialize(&self.request.args)
-    }
-
-    /// Answer; an answer carrying another fingerprint is refused and the question stays open.
-    pub fn answer(self, answer: ApprovalAnswer) -> Result<(), Box<StaleApproval>> {
-        if answer.fingerprint() != self.request.fingerprint {
-            let asked = self.request.fingerprint.clone();
-            return Err(Box::new(StaleApproval {
-                given: answer.fingerprint().to_string(),
-                asked,
-                pending: self,
-            }));
-        }
-        // The run may have ended meanwhile; then nobody needs the answer.
-        let _ = self.reply.send(answer);
-        Ok(())
-    }
-
-    /// Approve the arguments shown.
-    pub fn approve(self) {
-        let fingerprint = self.request.fingerprint.clone();
-        let _ = self.answer(ApprovalAnswer::approve(fingerprint));
-    }
-
-    /// Deny, saying why.
-    pub fn deny(self, reason: impl Into<String>) {
-        let fingerprint = self.request.fingerprint.clone();
-        let _ = self.answer(ApprovalAnswer::deny(fingerprint, reason));
-    }
-
-    /// Run with `args` instead (they pass the guard again and need their own approval).
-    pub fn edit<A: Serialize>(self, args: &A) -> Result<(), serde_json::Error> {
-        let fingerprint = self.request.fingerprint.clone();
-        let args = serde_json::to_value(args)?;
-        let _ = self.answer(ApprovalAnswer::edit(fingerprint, args));
-        Ok(())
-    }
-}
-
-impl fmt::Debug for PendingApproval {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("PendingApproval")
-            .field("request", &self.request)
-            .finish_non_exhaustive()
-    }
-}
-
 /// Where a run's approvals go: its journal (recorded, durable), or a desk.
 #[derive(Clone)]
 pub(crate) enum Channel {
@@ -448,15 +277,20 @@ pub(crate) struct RunApprovals {
     run_id: String,
     /// The hash of the manifest the run asks under.
     manifest: Option<Arc<str>>,
+    /// The agent asking, and its depth in the tree.
+    agent: String,
+    depth: u32,
     asked: AtomicU32,
 }
 
 impl RunApprovals {
-    pub(crate) fn new(channel: Channel, run_id: &str, manifest: Option<Arc<str>>) -> Self {
+    pub(crate) fn new(channel: Channel, ids: &crate::RunIds, agent: &str, depth: u32) -> Self {
         RunApprovals {
             channel,
-            run_id: run_id.to_string(),
-            manifest,
+            run_id: ids.run_id.clone(),
+            manifest: ids.manifest.clone(),
+            agent: agent.to_string(),
+            depth,
             asked: AtomicU32::new(0),
         }
     }
@@ -534,6 +368,9 @@ impl ApprovalScope {
             args,
             fingerprint: fingerprint.clone(),
             manifest: manifest.map(str::to_string),
+            agent: self.run.agent.clone(),
+            depth: self.run.depth,
+            since_ms: 0,
         };
         self.waiting.store(true, Ordering::Relaxed);
         let answer = match &self.run.channel {
