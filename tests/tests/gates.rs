@@ -5,7 +5,9 @@ use agents_kt::{
     Agent, AgentError, AgentEvent, Decision, DecisionStage, InterceptContext, InterceptionPoint,
     Message, PipelineEvent, Reply, ScriptedModel, Skill, SkillContext, SkillError, Verdict,
 };
-use agents_kt_tests::{PATHS, Seen, WriteFile, WriteFileArgs, drain, drive, last_message};
+use agents_kt_tests::{
+    Captured, PATHS, Seen, WriteFile, WriteFileArgs, drain, drive, last_message,
+};
 use serde_json::{Value, json};
 
 /// The trap the seed's rule 2 sets: a rewrite registered before a check makes the check's Deny
@@ -304,20 +306,6 @@ fn named_before_any_interceptor_is_a_build_error() {
     );
 }
 
-/// A log buffer for a `tracing` subscriber.
-#[derive(Clone, Default)]
-struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().expect("log lock").extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[test]
 fn a_deny_overridden_by_an_earlier_decision_is_logged_naming_both_interceptors() {
     let captured = Captured::default();
@@ -342,7 +330,7 @@ fn a_deny_overridden_by_an_earlier_decision_is_logged_naming_both_interceptors()
             .unwrap();
         runtime.block_on(agent.run("x".into())).unwrap();
     });
-    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let log = captured.text();
     let warning = log
         .lines()
         .find(|line| line.contains("WARN") && line.contains("a Deny was overridden"))

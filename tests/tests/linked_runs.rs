@@ -9,7 +9,7 @@ use agents_kt::{
     Agent, AgentError, AgentRef, Budget, BudgetLimit, Reply, ScriptedModel, Skill, SkillContext,
     SkillError, Tool, ToolContext, ToolError, Verdict,
 };
-use agents_kt_tests::{GetWeather, GetWeatherArgs, PATHS, drive, last_message};
+use agents_kt_tests::{Captured, GetWeather, GetWeatherArgs, PATHS, drive, last_message};
 use serde_json::json;
 
 #[derive(Clone, Debug, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
@@ -214,20 +214,6 @@ async fn an_unbound_agent_ref_fails_the_call_with_a_clear_error() {
     );
 }
 
-/// A log buffer for a `tracing` subscriber.
-#[derive(Clone, Default)]
-struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().expect("log lock").extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// The warnings logged while `desk` runs.
 fn warnings_of(linked: bool) -> Vec<String> {
     let captured = Captured::default();
@@ -246,7 +232,7 @@ fn warnings_of(linked: bool) -> Vec<String> {
         let desk = desk(expert(&weather, &model), linked, Budget::default());
         runtime.block_on(desk.run("hi".into())).unwrap();
     });
-    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let log = captured.text();
     log.lines()
         .filter(|line| line.contains("WARN"))
         .map(str::to_string)
