@@ -10,7 +10,8 @@ use super::output::OutputFormat;
 use super::{Agent, AgentBuilder, AgentInner, AgentInput, AgentOutput, Core, SkillKind};
 use crate::observers::PipelineHub;
 use crate::policy::{ConstraintsGate, GrantsGate};
-use crate::tool::registry::{self, Registration, ToolEntry};
+use crate::tool::register::Registration;
+use crate::tool::registry::{self, ToolEntry};
 use crate::tool::runtime::ErasedTool;
 use crate::{BuildError, Grant, Skill};
 

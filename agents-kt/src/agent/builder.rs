@@ -11,7 +11,8 @@ use crate::chain::interceptor::name_of;
 use crate::observers::Observers;
 use crate::tool::IntoToolChain;
 use crate::tool::inherited::{NamedGate, TreeLinks};
-use crate::tool::registry::{self, Registration, ToolEntry};
+use crate::tool::register::{self, Registration};
+use crate::tool::registry::ToolEntry;
 use crate::{
     AgentError, Budget, BudgetUsage, BuildError, InterceptorDecision, IntoAfterToolCallInterceptor,
     IntoAfterToolInterceptor, IntoGate, IntoInterceptor, IntoSkill, IntoToolCallGate,
@@ -190,7 +191,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
     /// in registration order). `#[agent]` registers its tools this way.
     pub fn tool_with_chain<T: Tool>(mut self, tool: T, chain: impl IntoToolChain<T>) -> Self {
         self.tools
-            .push(registry::rust_tool(tool, chain.into_guard()));
+            .push(register::rust_tool(tool, chain.into_guard()));
         self
     }
 
@@ -271,7 +272,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
         self.tools.push(Registration {
             name: Arc::clone(&name),
             source,
-            pending: registry::runtime_tool(name, tool),
+            pending: register::runtime_tool(name, tool),
         });
         self
     }

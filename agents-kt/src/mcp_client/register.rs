@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use super::{Bound, McpToolset, RemoteCall};
-use crate::tool::registry::{self, PendingTool, Registration, ToolEntry};
+use crate::tool::register::{PendingTool, Registration};
+use crate::tool::registry::{self, ToolEntry};
 use crate::tool::runtime::{ErasedTool, ToolRuntime};
 use crate::{BuildError, RemoteBinding, RemoteToolBinding, ToolSpec};
 

@@ -8,6 +8,7 @@ mod dynamic;
 pub(crate) mod inherited;
 mod journaled;
 pub(crate) mod record;
+pub(crate) mod register;
 pub(crate) mod registry;
 pub(crate) mod runtime;
 mod static_chain;

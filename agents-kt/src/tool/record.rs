@@ -303,13 +303,6 @@ impl<O: Serialize + 'static> CallRecord<O> {
     }
 }
 
-/// Arguments or an output as JSON for observers and dynamic interceptors; they came from JSON (or
-/// were built as Rust values), so a failure is reported in place rather than dropped.
-pub(crate) fn json(value: &impl Serialize) -> Value {
-    serde_json::to_value(value)
-        .unwrap_or_else(|error| Value::String(format!("<not serializable as JSON: {error}>")))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,9 +1,8 @@
-//! Registration: how a tool and the interceptors and gates registered for it become one
-//! [`ToolRuntime`] when the agent is built. A builder collects [`ToolEntry`]s (links) and
-//! [`Registration`]s (tools waiting for every link to be known); `build` hands each registration
-//! the entries, and [`chains_for`] joins the tool's typed links and the dynamic ones, in
-//! registration order, once. Nothing here knows an agent: the builder and the MCP toolset both
-//! register through it.
+//! Registration's links: the interceptors and gates registered for tools ([`ToolEntry`]s), and
+//! how they become one tool's chains — [`chains_for`] joins the tool's typed links and the
+//! dynamic ones, in registration order, once, at build (`register.rs` holds the tools waiting
+//! for them); the same joining serves the links a sub-agent's run inherits (`inherited.rs`).
+//! Nothing here knows an agent or a runtime.
 
 use std::any::Any;
 use std::sync::Arc;
@@ -12,25 +11,11 @@ use serde_json::Value;
 
 use super::Tool;
 use super::chains::ToolChains;
-use super::runtime::{ErasedTool, ToolRuntime};
-use super::static_chain::BoxedChain;
 use super::typed_interceptor::{ToolGate, ToolInterceptor, ToolInterceptorOf};
 use super::view::{CallGate, JsonLink, TypedLink, Viewed, Viewing};
 use crate::chain::gate::GateInChain;
 use crate::chain::{GateOwner, Link};
 use crate::{BuildError, Gate, Interceptor, ToolSpec};
-
-/// Builds a tool's runtime once every interceptor is known.
-pub(crate) type PendingTool =
-    Box<dyn FnOnce(&[ToolEntry]) -> Result<Arc<dyn ErasedTool>, BuildError> + Send>;
-
-/// A tool waiting for the agent's build: the name the model calls it by, where it came from (for
-/// a duplicate's error), and how to build its runtime.
-pub(crate) struct Registration {
-    pub name: Arc<str>,
-    pub source: String,
-    pub pending: PendingTool,
-}
 
 /// Where in a tool call a tool link sits.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -149,39 +134,6 @@ impl ToolEntry {
     pub(crate) fn typed_for(&self) -> Option<&'static str> {
         self.tool
     }
-}
-
-/// A Rust tool with the links fixed at compile time (`ToolChain`): those run first, then the
-/// builder's, in registration order.
-pub(crate) fn rust_tool<T: Tool>(tool: T, statics: BoxedChain<T>) -> Registration {
-    let pending: PendingTool = Box::new(move |entries: &[ToolEntry]| {
-        let spec = spec_of(&tool)?;
-        let chains = chains_for::<T>(entries, T::NAME)?;
-        Ok(Arc::new(ToolRuntime::chained(
-            Arc::from(T::NAME),
-            tool,
-            spec,
-            statics,
-            chains,
-        )) as Arc<dyn ErasedTool>)
-    });
-    Registration {
-        name: Arc::from(T::NAME),
-        source: format!("the Rust tool `{}`", std::any::type_name::<T>()),
-        pending,
-    }
-}
-
-/// A tool registered under a name known only at run time (a sub-agent, a handoff): its
-/// description and arguments' schema from `T`, its chains the dynamic links.
-pub(crate) fn runtime_tool<T: Tool>(name: Arc<str>, tool: T) -> PendingTool {
-    Box::new(move |entries: &[ToolEntry]| {
-        let parameters = serde_json::to_value(schemars::schema_for!(T::Args))
-            .unwrap_or_else(|_| Value::Object(Default::default()));
-        let spec = spec(&name, tool.description().into_owned(), parameters, None)?;
-        let chains = chains_for::<T>(entries, &name)?;
-        Ok(Arc::new(ToolRuntime::named(name, tool, spec, chains)) as Arc<dyn ErasedTool>)
-    })
 }
 
 /// Tool `T`'s chains from every registered tool link, in registration order: its own typed links

@@ -10,9 +10,7 @@ use futures::future::BoxFuture;
 use super::call_future::{Body, CallFuture, Finish};
 use super::chains::ToolChains;
 use super::journaled::{JournaledBody, journaled_step, unreadable};
-use super::record::{
-    CallRecord, CallResult, CallSetup, Journaled, JsonOutput, Parts, ToolFailure, json,
-};
+use super::record::{CallRecord, CallResult, CallSetup, Journaled, JsonOutput, Parts, ToolFailure};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -20,7 +18,7 @@ use serde_json::error::Category;
 
 use super::Tool;
 use super::static_chain::{BoxedChain, ChainGuard};
-use super::view::Viewed;
+use super::view::{Viewed, json};
 use crate::approval::{ApprovalScope, RunApprovals};
 use crate::chain::{ChainOutcome, ChainRun, Effect, GuardOptions};
 use crate::{DecisionKind, InterceptContext, ToolSpec};

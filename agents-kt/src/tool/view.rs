@@ -9,7 +9,6 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::record::json;
 use crate::{Decision, Gate, Gated, InterceptContext, Intercepted, Interceptor, Verdict};
 
 /// A value in a tool's chain: the typed value, and — when the chain holds a dynamic link — the
@@ -24,6 +23,13 @@ impl<X> Viewed<X> {
     pub(crate) fn new(typed: X, json: Option<Value>) -> Self {
         Viewed { typed, json }
     }
+}
+
+/// Arguments or an output as JSON for observers and dynamic interceptors; they came from JSON (or
+/// were built as Rust values), so a failure is reported in place rather than dropped.
+pub(crate) fn json(value: &impl Serialize) -> Value {
+    serde_json::to_value(value)
+        .unwrap_or_else(|error| Value::String(format!("<not serializable as JSON: {error}>")))
 }
 
 /// A gate that judges the call — which tool, which call, in which run — not its value: it never
