@@ -373,16 +373,31 @@ pub async fn streamed(
     answer.finish().expect("the streamed answer is whole")
 }
 
-/// A log buffer for a `tracing` subscriber's writer: what was logged, read back as text.
-#[derive(Clone, Default)]
-pub struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Captured {
-    /// Everything written so far.
-    pub fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().expect("log lock")).into_owned()
-    }
+/// What `tracing` logged while `work` ran on a fresh current-thread runtime (given to it), as
+/// text: for tests that a warning is logged.
+pub fn logged(work: impl FnOnce(&tokio::runtime::Runtime)) -> String {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .finish();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    tracing::subscriber::with_default(subscriber, || {
+        // Another test may have registered these callsites while no subscriber listened.
+        tracing::callsite::rebuild_interest_cache();
+        work(&runtime);
+    });
+    let text = captured.0.lock().expect("log lock");
+    String::from_utf8_lossy(&text).into_owned()
 }
+
+/// A log buffer for a `tracing` subscriber's writer.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
 
 impl std::io::Write for Captured {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {

@@ -84,7 +84,7 @@ async fn max_calls_counts_a_parent_and_two_children_as_one_run() {
         "ERROR: Tool 'get_weather' denied by policy: tool 'get_weather' may be called at most 2 times in a run; it was called 2 times (max_calls, declared by 'planner')"
     );
     // A new run counts afresh.
-    let (weather_before, _) = (weather.ran.len(), ());
+    let weather_before = weather.ran.len();
     let again = Agent::<String, String>::builder("again")
         .model(ScriptedModel::new([oslo(), Reply::text("ok")]))
         .tool(weather.clone())

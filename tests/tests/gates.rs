@@ -5,9 +5,7 @@ use agents_kt::{
     Agent, AgentError, AgentEvent, Decision, DecisionStage, InterceptContext, InterceptionPoint,
     Message, PipelineEvent, Reply, ScriptedModel, Skill, SkillContext, SkillError, Verdict,
 };
-use agents_kt_tests::{
-    Captured, PATHS, Seen, WriteFile, WriteFileArgs, drain, drive, last_message,
-};
+use agents_kt_tests::{PATHS, Seen, WriteFile, WriteFileArgs, drain, drive, last_message};
 use serde_json::{Value, json};
 
 /// The trap the seed's rule 2 sets: a rewrite registered before a check makes the check's Deny
@@ -308,18 +306,7 @@ fn named_before_any_interceptor_is_a_build_error() {
 
 #[test]
 fn a_deny_overridden_by_an_earlier_decision_is_logged_naming_both_interceptors() {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .finish();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    tracing::subscriber::with_default(subscriber, || {
-        tracing::callsite::rebuild_interest_cache();
+    let log = agents_kt_tests::logged(|runtime| {
         let agent: Agent<String, String> = Agent::builder("files")
             .model(writing_model())
             .tool(WriteFile::default())
@@ -330,7 +317,6 @@ fn a_deny_overridden_by_an_earlier_decision_is_logged_naming_both_interceptors()
             .unwrap();
         runtime.block_on(agent.run("x".into())).unwrap();
     });
-    let log = captured.text();
     let warning = log
         .lines()
         .find(|line| line.contains("WARN") && line.contains("a Deny was overridden"))

@@ -9,7 +9,7 @@ use agents_kt::{
     Agent, AgentError, AgentRef, Budget, BudgetLimit, Reply, ScriptedModel, Skill, SkillContext,
     SkillError, Tool, ToolContext, ToolError, Verdict,
 };
-use agents_kt_tests::{Captured, GetWeather, GetWeatherArgs, PATHS, drive, last_message};
+use agents_kt_tests::{GetWeather, GetWeatherArgs, PATHS, drive, last_message};
 use serde_json::json;
 
 #[derive(Clone, Debug, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
@@ -216,23 +216,11 @@ async fn an_unbound_agent_ref_fails_the_call_with_a_clear_error() {
 
 /// The warnings logged while `desk` runs.
 fn warnings_of(linked: bool) -> Vec<String> {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .finish();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    tracing::subscriber::with_default(subscriber, || {
-        tracing::callsite::rebuild_interest_cache();
+    let log = agents_kt_tests::logged(|runtime| {
         let (weather, model) = (GetWeather::default(), oslo_then("no weather"));
         let desk = desk(expert(&weather, &model), linked, Budget::default());
         runtime.block_on(desk.run("hi".into())).unwrap();
     });
-    let log = captured.text();
     log.lines()
         .filter(|line| line.contains("WARN"))
         .map(str::to_string)
