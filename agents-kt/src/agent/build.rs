@@ -21,9 +21,8 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
     pub fn build(mut self) -> Result<Agent<IN, OUT>, BuildError> {
         if !self.grants.is_empty() {
             // The grants judge every call as one gate, this agent's and every one under it.
-            let gate = GrantsGate::new(&self.name, &self.grants);
-            let name = Some(Arc::from("grants"));
-            self.tool_links.push(ToolEntry::any_gate(gate, name));
+            let entry = GrantsGate::entry(&self.name, &self.grants);
+            self.tool_links.push(entry);
         }
         if !self.constraints.is_empty() {
             let gate = ConstraintsGate::new(&self.name, &self.constraints);

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::tool::registry::ToolEntry;
 use crate::{Approval, Gate, Gated, InterceptContext, Tool, Verdict};
 
 /// One tool granted to an agent: allowed outright, or allowed once a human confirms each call.
@@ -88,7 +89,7 @@ pub(crate) struct GrantsGate {
 impl GrantsGate {
     /// The gate of `grants`, declared by `owner`; a tool granted both ways needs confirming
     /// (the stricter wins).
-    pub(crate) fn new(owner: &str, grants: &[Grant]) -> Arc<Self> {
+    fn new(owner: &str, grants: &[Grant]) -> Arc<Self> {
         let confirmed: BTreeSet<String> = grants
             .iter()
             .filter(|grant| grant.confirm)
@@ -107,21 +108,54 @@ impl GrantsGate {
     }
 }
 
+impl GrantsGate {
+    /// The grants of `owner` as one tool entry: a gate over the call alone — no argument is
+    /// parsed for it — unless a tool is granted with confirming, whose approver must see the
+    /// arguments.
+    pub(crate) fn entry(owner: &str, grants: &[Grant]) -> ToolEntry {
+        let gate = GrantsGate::new(owner, grants);
+        let name = Some(Arc::from("grants"));
+        match gate.confirmed.is_empty() {
+            true => ToolEntry::call_gate(gate, name),
+            false => ToolEntry::any_gate(gate, name),
+        }
+    }
+
+    /// The verdict on a call of `tool` when no human is to be asked; `None` when one is.
+    fn without_asking(&self, tool: &str) -> Option<Verdict> {
+        if self.allowed.contains(tool) {
+            return Some(Verdict::Allow);
+        }
+        if self.confirmed.contains(tool) {
+            return None;
+        }
+        let granted: Vec<&str> = (self.allowed.iter().chain(&self.confirmed))
+            .map(String::as_str)
+            .collect();
+        Some(Verdict::Deny(format!(
+            "tool '{tool}' is not granted by '{}' (granted: {})",
+            self.owner,
+            granted.join(", ")
+        )))
+    }
+}
+
+/// Grants without confirming judge the call alone.
+impl Gate<()> for GrantsGate {
+    fn check<'a>(&'a self, _: &(), ctx: &InterceptContext<'_>) -> Gated<'a> {
+        let tool = ctx.tool().unwrap_or_default();
+        // Registered this way only without confirmed tools; were one asked about, closed.
+        Gated::Ready(self.without_asking(tool).unwrap_or_else(|| {
+            Verdict::deny("a confirmed grant was judged without the call's arguments")
+        }))
+    }
+}
+
 impl Gate<Value> for GrantsGate {
     fn check<'a>(&'a self, args: &Value, ctx: &InterceptContext<'_>) -> Gated<'a> {
         let tool = ctx.tool().unwrap_or_default();
-        if self.allowed.contains(tool) {
-            return Gated::Ready(Verdict::Allow);
-        }
-        if !self.confirmed.contains(tool) {
-            let granted: Vec<&str> = (self.allowed.iter().chain(&self.confirmed))
-                .map(String::as_str)
-                .collect();
-            return Gated::Ready(Verdict::Deny(format!(
-                "tool '{tool}' is not granted by '{}' (granted: {})",
-                self.owner,
-                granted.join(", ")
-            )));
+        if let Some(verdict) = self.without_asking(tool) {
+            return Gated::Ready(verdict);
         }
         let (approver, args, owner) = (ctx.approver(), args.clone(), self.owner.clone());
         Gated::Pending(Box::pin(async move {

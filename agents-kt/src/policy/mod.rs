@@ -99,10 +99,9 @@ impl Policy {
         let owner = format!("policy:{}", self.inner.name);
         let mut links = self.inner.links.clone();
         if !self.inner.grants.is_empty() {
-            let gate = GrantsGate::new(&owner, &self.inner.grants);
             links
                 .tools
-                .push(ToolEntry::any_gate(gate, Some(Arc::from("grants"))));
+                .push(GrantsGate::entry(&owner, &self.inner.grants));
         }
         if !self.inner.constraints.is_empty() {
             let gate = ConstraintsGate::new(&owner, &self.inner.constraints);
