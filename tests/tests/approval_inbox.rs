@@ -23,13 +23,16 @@ fn weather(city: &str) -> ScriptedModel {
 /// Wait until `n` questions wait.
 async fn waiting(inbox: &ApprovalInbox, n: usize) -> Vec<ApprovalRequest> {
     for _ in 0..500 {
-        let pending = inbox.pending();
+        let pending = inbox.pending().unwrap();
         if pending.len() == n {
             return pending;
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    panic!("{n} questions never waited at once: {:?}", inbox.pending());
+    panic!(
+        "{n} questions never waited at once: {:?}",
+        inbox.pending().unwrap()
+    );
 }
 
 #[tokio::test]
@@ -95,7 +98,7 @@ async fn two_runs_and_a_child_wait_at_once_and_are_answered_out_of_order() {
         inbox
             .answer(ApprovalAnswer::deny(&bergen_q.fingerprint, "not Bergen"))
             .unwrap();
-        assert_eq!(inbox.pending().len(), 1);
+        assert_eq!(inbox.pending().unwrap().len(), 1);
         inbox
             .answer(ApprovalAnswer::approve(&oslo_q.fingerprint))
             .unwrap();
@@ -186,7 +189,11 @@ async fn a_question_whose_run_ended_is_withdrawn_and_nobody_left_to_answer_denie
             .await
             .is_err()
     );
-    assert!(inbox.pending().is_empty(), "{:?}", inbox.pending());
+    assert!(
+        inbox.pending().unwrap().is_empty(),
+        "{:?}",
+        inbox.pending().unwrap()
+    );
     let kinds: Vec<InboxChange> =
         vec![changes.next().await.unwrap(), changes.next().await.unwrap()];
     assert!(matches!(kinds[0], InboxChange::Asked { .. }));
@@ -208,4 +215,190 @@ async fn a_question_whose_run_ended_is_withdrawn_and_nobody_left_to_answer_denie
         "{}",
         last_message(&model, 1)
     );
+}
+
+/// The environment variable that turns this test binary, re-run, into the asking process.
+const INBOX_FILE: &str = "AGENTS_KT_INBOX_FILE";
+/// The line the asking process prints its outcome on.
+const OUTCOME: &str = "ASKER-OUTCOME ";
+
+/// The asking process: two agents on the SQLite inbox at `AGENTS_KT_INBOX_FILE` each ask to call
+/// `get_weather` (Oslo, Bergen) and wait; prints what each model was told and what ran.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "the second process of the SQLite inbox tests: they run it themselves"]
+async fn asking_process_of_the_sqlite_inbox_tests() {
+    let Some(file) = std::env::var_os(INBOX_FILE) else {
+        return;
+    };
+    let (desk, _inbox) = ApprovalDesk::sqlite(file).unwrap();
+    let ran = GetWeather::default();
+    let forecaster = |name: &str, model: &ScriptedModel| {
+        Agent::<String, String>::builder(name)
+            .model(model.clone())
+            .tool(ran.clone())
+            .approvals(desk.clone())
+            .grant(Grant::confirm::<GetWeather>())
+            .build()
+            .unwrap()
+    };
+    let (oslo, bergen) = (weather("Oslo"), weather("Bergen"));
+    let (first, second) = (
+        forecaster("oslo-desk", &oslo),
+        forecaster("bergen-desk", &bergen),
+    );
+    let (a, b) = tokio::join!(first.run("weather?".into()), second.run("weather?".into()));
+    let outcome = json!({
+        "outputs": [a.unwrap(), b.unwrap()],
+        "oslo_told": last_message(&oslo, 1),
+        "bergen_told": last_message(&bergen, 1),
+        "ran": ran.ran.entries().into_iter().map(|args| args.city).collect::<Vec<_>>(),
+    });
+    println!("{OUTCOME}{outcome}");
+}
+
+/// Start the asking process on `file`.
+fn asking_process(file: &std::path::Path) -> tokio::process::Child {
+    tokio::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "asking_process_of_the_sqlite_inbox_tests",
+            "--ignored",
+            "--nocapture",
+        ])
+        .env(INBOX_FILE, file)
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap()
+}
+
+/// Wait until `n` questions wait in the file's inbox.
+async fn waiting_in_file(inbox: &ApprovalInbox, n: usize) -> Vec<ApprovalRequest> {
+    for _ in 0..600 {
+        let pending = inbox.pending().unwrap();
+        if pending.len() == n {
+            return pending;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("{n} questions never waited: {:?}", inbox.pending());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sqlite_inbox_is_shared_by_two_processes_and_answered_out_of_order() {
+    let scratch = agents_kt_tests::scratch::Scratch::new("inbox");
+    let file = scratch.0.join("approvals.db");
+    let (_desk, mut inbox) = ApprovalDesk::sqlite(&file).unwrap();
+    let mut changes = inbox.changes();
+    let asker = asking_process(&file);
+
+    let pending = waiting_in_file(&inbox, 2).await;
+    let about = |city: &str| {
+        pending
+            .iter()
+            .find(|r| r.args["city"] == city)
+            .cloned()
+            .unwrap_or_else(|| panic!("no question about {city}: {pending:?}"))
+    };
+    let (oslo, bergen) = (about("Oslo"), about("Bergen"));
+    assert_eq!(
+        (oslo.agent.as_str(), oslo.tool.as_str()),
+        ("oslo-desk", "get_weather")
+    );
+    assert_ne!(oslo.run_id, bergen.run_id);
+    assert!(oslo.since_ms > 0 && oslo.manifest.is_some());
+    // The question asked in the other process also arrives on this inbox's stream.
+    let streamed = tokio::time::timeout(Duration::from_secs(10), inbox.next())
+        .await
+        .expect("the question is streamed")
+        .expect("a question");
+    assert!(pending.contains(streamed.request()));
+
+    // Answered last-asked first, from this process.
+    inbox
+        .answer(ApprovalAnswer::deny(&bergen.fingerprint, "not Bergen"))
+        .unwrap();
+    inbox
+        .answer(ApprovalAnswer::approve(&oslo.fingerprint))
+        .unwrap();
+    assert!(matches!(
+        inbox.answer(ApprovalAnswer::approve(&oslo.fingerprint)),
+        Err(InboxError::AlreadyAnswered { .. })
+    ));
+
+    let output = tokio::time::timeout(Duration::from_secs(60), asker.wait_with_output())
+        .await
+        .expect("the asking process finishes")
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let outcome: serde_json::Value = stdout
+        .lines()
+        .find_map(|line| line.strip_prefix(OUTCOME))
+        .map(|line| serde_json::from_str(line).unwrap())
+        .unwrap_or_else(|| panic!("no outcome from the asking process:\n{stdout}"));
+    assert_eq!(outcome["outputs"], json!(["done", "done"]));
+    assert_eq!(
+        outcome["ran"],
+        json!(["Oslo"]),
+        "the approved call ran once, the denied one not"
+    );
+    let bergen_told = outcome["bergen_told"].as_str().unwrap();
+    assert!(bergen_told.ends_with("not Bergen"), "{bergen_told}");
+    assert!(inbox.pending().unwrap().is_empty());
+
+    // Both processes' changes, in order, on one stream.
+    let kinds: Vec<&str> = tokio::time::timeout(Duration::from_secs(10), async {
+        let mut kinds = Vec::new();
+        while kinds.len() < 4 {
+            kinds.push(match changes.next().await.expect("a change") {
+                InboxChange::Asked { .. } => "asked",
+                InboxChange::Answered { .. } => "answered",
+                _ => "other",
+            });
+        }
+        kinds
+    })
+    .await
+    .expect("the four changes arrive");
+    assert_eq!(kinds, ["asked", "asked", "answered", "answered"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_question_of_a_killed_process_is_withdrawn_and_cannot_be_approved() {
+    let scratch = agents_kt_tests::scratch::Scratch::new("inbox-killed");
+    let file = scratch.0.join("approvals.db");
+    let (_desk, inbox) = ApprovalDesk::sqlite(&file).unwrap();
+    let mut changes = inbox.changes();
+    let mut asker = asking_process(&file);
+    let pending = waiting_in_file(&inbox, 2).await;
+    asker.kill().await.unwrap();
+
+    // No heartbeat any more: within the stale time the questions stop waiting.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !inbox.pending().unwrap().is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the dead process's questions still wait"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    let refused = inbox
+        .answer(ApprovalAnswer::approve(&pending[0].fingerprint))
+        .unwrap_err();
+    assert!(
+        matches!(refused, InboxError::NotWaiting { .. }),
+        "{refused}"
+    );
+    let withdrawn = tokio::time::timeout(Duration::from_secs(10), async {
+        let mut withdrawn = 0;
+        while withdrawn < 2 {
+            if let InboxChange::Withdrawn { .. } = changes.next().await.expect("a change") {
+                withdrawn += 1;
+            }
+        }
+        withdrawn
+    })
+    .await
+    .expect("both questions are withdrawn");
+    assert_eq!(withdrawn, 2);
 }

@@ -3,23 +3,22 @@
 //! several agents; its inbox lists what waits ([`ApprovalInbox::pending`]), answers any of it out
 //! of band by fingerprint ([`ApprovalInbox::answer`]), in any order, and streams the questions
 //! as they come and every change ([`ApprovalInbox::changes`]) — serializable, for a web page.
+//! The board behind them is in memory (one process) or, behind `sqlite`, in a SQLite file that
+//! several processes share.
 
-use std::collections::VecDeque;
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
-use futures::channel::{mpsc, oneshot};
+use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::board::{DeskLife, InboxLife, MemoryBoard};
+#[cfg(feature = "sqlite")]
+use super::sqlite::FileBoard;
 use super::{ApprovalAnswer, ApprovalRequest};
-
-/// How many answered fingerprints a desk remembers, to say "already answered" rather than
-/// "unknown".
-const REMEMBERED_ANSWERS: usize = 1024;
 
 /// Where a run's approvals go in one process: give it to the agent
 /// ([`AgentBuilder::approvals`](crate::AgentBuilder::approvals)) or to a
@@ -73,17 +72,28 @@ const REMEMBERED_ANSWERS: usize = 1024;
 /// ```
 #[derive(Clone)]
 pub struct ApprovalDesk {
-    life: Arc<DeskLife>,
+    place: DeskPlace,
+}
+
+#[derive(Clone)]
+enum DeskPlace {
+    Memory(Arc<DeskLife>),
+    #[cfg(feature = "sqlite")]
+    File(Arc<FileBoard>),
 }
 
 /// The questions put to an [`ApprovalDesk`]: a `Stream` of each new [`PendingApproval`] (it ends
 /// when every desk is dropped), what waits now ([`ApprovalInbox::pending`]), answers by
 /// fingerprint ([`ApprovalInbox::answer`]) and a stream of changes ([`ApprovalInbox::changes`]).
-/// A clone reads the questions asked from then on; questions wait until answered, or until the
-/// last inbox is dropped (then they are denied: nobody reads the desk).
+/// A clone reads the questions asked from then on. In memory, questions wait until answered, or
+/// until the last inbox is dropped (then they are denied: nobody reads the desk); on a SQLite
+/// file ([`ApprovalDesk::sqlite`]) they wait until some process answers them, or their asker's
+/// process dies (then they are withdrawn), and the streams never end.
 pub struct ApprovalInbox {
-    life: Arc<InboxLife>,
-    questions: mpsc::UnboundedReceiver<PendingApproval>,
+    shelf: Shelf,
+    /// An in-memory inbox's share of its board (the file's inboxes need none).
+    _life: Option<Arc<InboxLife>>,
+    questions: BoxStream<'static, (u64, ApprovalRequest)>,
 }
 
 /// One question waiting for an answer: a handle on the desk's question, which any inbox can
@@ -91,7 +101,15 @@ pub struct ApprovalInbox {
 pub struct PendingApproval {
     request: ApprovalRequest,
     id: u64,
-    board: Arc<Board>,
+    shelf: Shelf,
+}
+
+/// The board a question is on, for answering and reading it.
+#[derive(Clone)]
+enum Shelf {
+    Memory(Arc<MemoryBoard>),
+    #[cfg(feature = "sqlite")]
+    File(Arc<FileBoard>),
 }
 
 /// What changed on a desk, as [`ApprovalInbox::changes`] streams it: serializable, for a page
@@ -138,6 +156,26 @@ pub enum InboxError {
         /// The answer's fingerprint.
         fingerprint: String,
     },
+    /// The inbox's SQLite file could not be opened, read or written; nothing was answered.
+    #[error("the approvals file failed: {reason}")]
+    Store {
+        /// What failed.
+        reason: String,
+    },
+}
+
+impl InboxError {
+    /// The inbox's store failed, for `reason`.
+    ///
+    /// ```
+    /// let e = agents_kt::InboxError::store("disk full");
+    /// assert!(e.to_string().contains("disk full"));
+    /// ```
+    pub fn store(reason: impl Into<String>) -> Self {
+        InboxError::Store {
+            reason: reason.into(),
+        }
+    }
 }
 
 /// An answer about other arguments than the ones asked about: refused, the question still open.
@@ -153,205 +191,106 @@ pub struct StaleApproval {
     pub asked: String,
 }
 
-/// A desk's questions and who listens, shared by every desk and inbox handle.
-#[derive(Default)]
-struct Board {
-    state: Mutex<BoardState>,
-    next_id: AtomicU64,
-}
-
-#[derive(Default)]
-struct BoardState {
-    /// In the order asked.
-    waiting: Vec<Waiting>,
-    /// Fingerprints answered lately, newest last.
-    answered: VecDeque<String>,
-    /// Every inbox's stream of new questions.
-    readers: Vec<mpsc::UnboundedSender<PendingApproval>>,
-    /// Every stream of changes.
-    watchers: Vec<mpsc::UnboundedSender<InboxChange>>,
-    /// How many inboxes are alive.
-    inboxes: usize,
-}
-
-struct Waiting {
-    id: u64,
-    request: ApprovalRequest,
-    reply: oneshot::Sender<ApprovalAnswer>,
-}
-
-/// The desks' share of the board: when the last desk is dropped, no question can come, and the
-/// inboxes' streams end.
-struct DeskLife {
-    board: Arc<Board>,
-}
-
-/// The inboxes' share: when the last inbox is dropped, nobody can answer, and what waits is
-/// denied.
-struct InboxLife {
-    board: Arc<Board>,
-}
-
-impl Board {
-    fn state(&self) -> MutexGuard<'_, BoardState> {
-        self.state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    /// Answer the question `id` (or, without one, the first waiting with the answer's
-    /// fingerprint).
+impl Shelf {
     fn answer(&self, id: Option<u64>, answer: ApprovalAnswer) -> Result<(), InboxError> {
-        let fingerprint = answer.fingerprint().to_string();
-        let mut state = self.state();
-        let position = state.waiting.iter().position(|waiting| match id {
-            Some(id) => waiting.id == id,
-            None => waiting.request.fingerprint == fingerprint,
-        });
-        let Some(position) = position else {
-            return Err(if state.answered.contains(&fingerprint) {
-                InboxError::AlreadyAnswered { fingerprint }
-            } else {
-                InboxError::NotWaiting { fingerprint }
-            });
-        };
-        let waiting = state.waiting.remove(position);
-        state.answered.push_back(fingerprint);
-        if state.answered.len() > REMEMBERED_ANSWERS {
-            state.answered.pop_front();
-        }
-        let change = InboxChange::Answered {
-            request: waiting.request,
-            answer: answer.clone(),
-        };
-        state.tell(change);
-        // The run may have ended meanwhile; then nobody needs the answer.
-        let _ = waiting.reply.send(answer);
-        Ok(())
-    }
-}
-
-impl BoardState {
-    fn tell(&mut self, change: InboxChange) {
-        self.watchers
-            .retain(|watcher| watcher.unbounded_send(change.clone()).is_ok());
-    }
-}
-
-impl Drop for DeskLife {
-    fn drop(&mut self) {
-        let mut state = self.board.state();
-        state.readers.clear();
-        state.watchers.clear();
-    }
-}
-
-impl Drop for InboxLife {
-    fn drop(&mut self) {
-        let mut state = self.board.state();
-        state.inboxes -= 1;
-        if state.inboxes == 0 {
-            // Nobody is left to answer: each waiting run is told so (its reply dropped).
-            state.waiting.clear();
+        match self {
+            Shelf::Memory(board) => board.answer(id, answer),
+            #[cfg(feature = "sqlite")]
+            Shelf::File(board) => board.answer(id, answer),
         }
     }
 }
 
 impl ApprovalDesk {
-    /// A desk and the inbox its questions arrive in.
+    /// A desk and the inbox its questions arrive in, in this process's memory.
     pub fn new() -> (ApprovalDesk, ApprovalInbox) {
-        let board = Arc::new(Board::default());
+        let board = Arc::new(MemoryBoard::default());
         let desk = ApprovalDesk {
-            life: Arc::new(DeskLife {
+            place: DeskPlace::Memory(Arc::new(DeskLife {
                 board: Arc::clone(&board),
-            }),
+            })),
         };
-        (desk, ApprovalInbox::on(board))
+        (desk, ApprovalInbox::on(Shelf::Memory(board)))
     }
 
-    /// Ask, and wait for the answer (as JSON of an [`ApprovalAnswer`]). Nobody left to answer —
-    /// every inbox dropped — is a denial.
+    /// A desk and inbox on the SQLite file at `path` (created if needed), shared with every
+    /// process that opens it: a question asked in one is listed and answered in any. Inbox
+    /// calls are short transactions on the calling thread; an asker looks for its answer every
+    /// 100 ms on Tokio's blocking pool, and keeps a heartbeat on its question, so the question
+    /// of a process that died is withdrawn (after 10 s without a beat) rather than approved for
+    /// nothing.
+    ///
+    /// ```
+    /// use agents_kt::{ApprovalAnswer, ApprovalDesk, InboxError};
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let dir = std::env::temp_dir().join(format!("agents-kt-inbox-doc-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir)?;
+    /// // One process asks through its desk...
+    /// let (_desk, _) = ApprovalDesk::sqlite(dir.join("approvals.db"))?;
+    /// // ...another answers through its inbox on the same file.
+    /// let (_, inbox) = ApprovalDesk::sqlite(dir.join("approvals.db"))?;
+    /// assert!(inbox.pending()?.is_empty());
+    /// assert!(matches!(inbox.answer(ApprovalAnswer::approve("ab12")), Err(InboxError::NotWaiting { .. })));
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok(()) }
+    /// ```
+    #[cfg(feature = "sqlite")]
+    pub fn sqlite(
+        path: impl AsRef<std::path::Path>,
+    ) -> Result<(ApprovalDesk, ApprovalInbox), InboxError> {
+        let board = FileBoard::open(path.as_ref())?;
+        let desk = ApprovalDesk {
+            place: DeskPlace::File(Arc::clone(&board)),
+        };
+        Ok((desk, ApprovalInbox::on(Shelf::File(board))))
+    }
+
+    /// Ask, and wait for the answer (as JSON of an [`ApprovalAnswer`]). No answer — every
+    /// in-memory inbox dropped, the question withdrawn, the file failing — is a denial saying
+    /// why.
     pub(crate) async fn ask(&self, mut request: ApprovalRequest) -> Value {
+        request.since_ms = super::now_ms();
         let fingerprint = request.fingerprint.clone();
-        let unanswered = |why: &str| {
-            let answer =
-                ApprovalAnswer::deny(fingerprint.clone(), format!("approval not given: {why}"));
-            serde_json::to_value(answer).unwrap_or(Value::Null)
+        let answer = match &self.place {
+            DeskPlace::Memory(life) => life.ask(request).await,
+            #[cfg(feature = "sqlite")]
+            DeskPlace::File(board) => board.ask(request).await,
         };
-        let board = &self.life.board;
-        let id = board.next_id.fetch_add(1, Ordering::Relaxed);
-        request.since_ms = now_ms();
-        let (reply, answer) = oneshot::channel();
-        {
-            let mut state = board.state();
-            if state.inboxes == 0 {
-                return unanswered("nobody reads the approval desk");
-            }
-            state.waiting.push(Waiting {
-                id,
-                request: request.clone(),
-                reply,
-            });
-            let question = |request: &ApprovalRequest| PendingApproval {
-                request: request.clone(),
-                id,
-                board: Arc::clone(board),
-            };
-            state
-                .readers
-                .retain(|reader| reader.unbounded_send(question(&request)).is_ok());
-            state.tell(InboxChange::Asked { request });
-        }
-        let mut withdraw = Withdraw {
-            board: Arc::clone(board),
-            id: Some(id),
-        };
-        let answer = answer.await;
-        withdraw.id = None;
-        match answer {
-            Ok(answer) => serde_json::to_value(answer).unwrap_or(Value::Null),
-            Err(_) => unanswered("nobody reads the approval desk"),
-        }
+        let answer = answer.unwrap_or_else(|why| {
+            ApprovalAnswer::deny(fingerprint, format!("approval not given: {why}"))
+        });
+        serde_json::to_value(answer).unwrap_or(Value::Null)
     }
-}
-
-/// Takes a question off the board when its asker stops waiting unanswered (its run ended).
-struct Withdraw {
-    board: Arc<Board>,
-    id: Option<u64>,
-}
-
-impl Drop for Withdraw {
-    fn drop(&mut self) {
-        let Some(id) = self.id else { return };
-        let mut state = self.board.state();
-        if let Some(position) = state.waiting.iter().position(|waiting| waiting.id == id) {
-            let waiting = state.waiting.remove(position);
-            state.tell(InboxChange::Withdrawn {
-                request: waiting.request,
-            });
-        }
-    }
-}
-
-fn now_ms() -> u64 {
-    let since_epoch = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
-    since_epoch.map_or(0, |elapsed| {
-        u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX)
-    })
 }
 
 impl ApprovalInbox {
-    fn on(board: Arc<Board>) -> Self {
-        let (reader, questions) = mpsc::unbounded();
-        {
-            let mut state = board.state();
-            state.inboxes += 1;
-            state.readers.push(reader);
-        }
-        ApprovalInbox {
-            life: Arc::new(InboxLife { board }),
-            questions,
+    fn on(shelf: Shelf) -> Self {
+        match &shelf {
+            Shelf::Memory(board) => {
+                let (life, questions) = InboxLife::on(Arc::clone(board));
+                ApprovalInbox {
+                    shelf,
+                    _life: Some(life),
+                    questions: questions.boxed(),
+                }
+            }
+            #[cfg(feature = "sqlite")]
+            Shelf::File(board) => {
+                let questions = board
+                    .changes()
+                    .filter_map(|(id, change)| async move {
+                        match change {
+                            InboxChange::Asked { request } => Some((id, request)),
+                            _ => None,
+                        }
+                    })
+                    .boxed();
+                ApprovalInbox {
+                    shelf,
+                    _life: None,
+                    questions,
+                }
+            }
         }
     }
 
@@ -360,20 +299,20 @@ impl ApprovalInbox {
     ///
     /// ```
     /// let (_desk, inbox) = agents_kt::ApprovalDesk::new();
-    /// assert!(inbox.pending().is_empty());
+    /// assert!(inbox.pending().unwrap().is_empty());
     /// ```
-    pub fn pending(&self) -> Vec<ApprovalRequest> {
-        let state = self.life.board.state();
-        state
-            .waiting
-            .iter()
-            .map(|waiting| waiting.request.clone())
-            .collect()
+    pub fn pending(&self) -> Result<Vec<ApprovalRequest>, InboxError> {
+        match &self.shelf {
+            Shelf::Memory(board) => Ok(board.pending()),
+            #[cfg(feature = "sqlite")]
+            Shelf::File(board) => board.pending(),
+        }
     }
 
     /// Answer the waiting question whose fingerprint the answer repeats, out of band (any
-    /// question, in any order). An answer for a question not waiting — never asked, withdrawn,
-    /// stale, or answered already — is an error saying which.
+    /// question, in any order, from any process sharing the inbox's file). An answer for a
+    /// question not waiting — never asked, withdrawn, stale, or answered already — is an error
+    /// saying which.
     ///
     /// ```
     /// use agents_kt::{ApprovalAnswer, ApprovalDesk, InboxError};
@@ -382,15 +321,17 @@ impl ApprovalInbox {
     /// assert!(matches!(refused, Err(InboxError::NotWaiting { .. })));
     /// ```
     pub fn answer(&self, answer: ApprovalAnswer) -> Result<(), InboxError> {
-        self.life.board.answer(None, answer)
+        self.shelf.answer(None, answer)
     }
 
-    /// Every change from now on — asked, answered, withdrawn — as a stream; it ends when every
-    /// desk is dropped.
+    /// Every change from now on — asked, answered, withdrawn — as a stream; in memory it ends
+    /// when every desk is dropped, on a file it does not end (any process may ask).
     pub fn changes(&self) -> impl Stream<Item = InboxChange> + Send + 'static {
-        let (watcher, changes) = mpsc::unbounded();
-        self.life.board.state().watchers.push(watcher);
-        changes
+        match &self.shelf {
+            Shelf::Memory(board) => board.watch().boxed(),
+            #[cfg(feature = "sqlite")]
+            Shelf::File(board) => board.changes().map(|(_, change)| change).boxed(),
+        }
     }
 }
 
@@ -399,7 +340,7 @@ impl Clone for ApprovalInbox {
     /// answers every waiting one.
     fn clone(&self) -> Self {
         // A life of its own, so dropping a clone counts one inbox less.
-        ApprovalInbox::on(Arc::clone(&self.life.board))
+        ApprovalInbox::on(self.shelf.clone())
     }
 }
 
@@ -411,9 +352,7 @@ impl fmt::Debug for ApprovalDesk {
 
 impl fmt::Debug for ApprovalInbox {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ApprovalInbox")
-            .field("pending", &self.pending().len())
-            .finish()
+        f.debug_struct("ApprovalInbox").finish_non_exhaustive()
     }
 }
 
@@ -424,7 +363,12 @@ impl Stream for ApprovalInbox {
         mut self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Option<PendingApproval>> {
-        self.questions.poll_next_unpin(cx)
+        let question = std::task::ready!(self.questions.poll_next_unpin(cx));
+        std::task::Poll::Ready(question.map(|(id, request)| PendingApproval {
+            request,
+            id,
+            shelf: self.shelf.clone(),
+        }))
     }
 }
 
@@ -450,7 +394,14 @@ impl PendingApproval {
                 pending: self,
             }));
         }
-        let _ = self.board.answer(Some(self.id), answer);
+        match self.shelf.answer(Some(self.id), answer) {
+            // Answered first elsewhere (the first answer counts), or no longer waiting.
+            Ok(()) | Err(InboxError::NotWaiting { .. } | InboxError::AlreadyAnswered { .. }) => {}
+            // The question still waits; whoever watches the inbox can answer it again.
+            Err(error) => {
+                tracing::error!(%error, fingerprint = %self.request.fingerprint, "an approval answer was not recorded")
+            }
+        }
         Ok(())
     }
 

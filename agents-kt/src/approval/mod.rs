@@ -22,7 +22,10 @@ use sha2::{Digest, Sha256};
 
 use crate::Journal;
 
+mod board;
 mod desk;
+#[cfg(feature = "sqlite")]
+mod sqlite;
 
 pub use desk::{
     ApprovalDesk, ApprovalInbox, InboxChange, InboxError, PendingApproval, StaleApproval,
@@ -262,6 +265,14 @@ fn write_canonical(value: &Value, out: &mut Vec<u8>) {
 /// A string or scalar as JSON text (writing into a `Vec` cannot fail).
 fn write_scalar(value: &Value, out: &mut Vec<u8>) {
     let _ = serde_json::to_writer(&mut *out, value);
+}
+
+/// Milliseconds since the Unix epoch (0 if the clock is before it).
+fn now_ms() -> u64 {
+    let since_epoch = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+    since_epoch.map_or(0, |elapsed| {
+        u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX)
+    })
 }
 
 /// Where a run's approvals go: its journal (recorded, durable), or a desk.
