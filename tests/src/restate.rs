@@ -255,14 +255,14 @@ pub struct LedgerService {
     worker: String,
     unguarded: bool,
     nested: bool,
+    hang_after_approval: bool,
 }
 
 impl LedgerService {
-    /// The service whose served agent is a front desk calling the ledger agent as a sub-agent
-    /// (`bookkeeper`): the approval is asked inside the sub-agent's run.
-    pub async fn start_nested(binary: &str) -> Self {
+    /// The service, not yet started, in a fresh directory of its own.
+    fn fresh(binary: &str) -> Self {
         let scratch = Scratch::new("ledger");
-        let mut service = LedgerService {
+        LedgerService {
             binary: PathBuf::from(binary),
             child: None,
             address: format!("127.0.0.1:{}", free_port()),
@@ -271,26 +271,33 @@ impl LedgerService {
             crash_after_append: false,
             worker: "a".to_string(),
             unguarded: false,
-            nested: true,
-        };
+            nested: false,
+            hang_after_approval: false,
+        }
+    }
+
+    /// The service whose served agent is a front desk calling the ledger agent as a sub-agent
+    /// (`bookkeeper`): the approval is asked inside the sub-agent's run.
+    pub async fn start_nested(binary: &str) -> Self {
+        let mut service = Self::fresh(binary);
+        service.nested = true;
         service.launch().await;
         service
     }
 
     /// Start the service binary (`env!("CARGO_BIN_EXE_durable_ledger")` in a test).
     pub async fn start(binary: &str, crash_after_append: bool) -> Self {
-        let scratch = Scratch::new("ledger");
-        let mut service = LedgerService {
-            binary: PathBuf::from(binary),
-            child: None,
-            address: format!("127.0.0.1:{}", free_port()),
-            dir: scratch.0.clone(),
-            _scratch: Some(scratch),
-            crash_after_append,
-            worker: "a".to_string(),
-            unguarded: false,
-            nested: false,
-        };
+        let mut service = Self::fresh(binary);
+        service.crash_after_append = crash_after_append;
+        service.launch().await;
+        service
+    }
+
+    /// The service whose gate hangs once right after an approval arrives, before the call
+    /// (`hung.txt` says when): kill it then to kill it between the answer and the call.
+    pub async fn start_hanging_after_approval(binary: &str) -> Self {
+        let mut service = Self::fresh(binary);
+        service.hang_after_approval = true;
         service.launch().await;
         service
     }
@@ -308,6 +315,7 @@ impl LedgerService {
             worker: worker.to_string(),
             unguarded: false,
             nested: first.nested,
+            hang_after_approval: false,
         };
         service.launch().await;
         service
@@ -334,6 +342,9 @@ impl LedgerService {
         }
         if self.nested {
             command.env("NESTED", "1");
+        }
+        if self.hang_after_approval {
+            command.env("HANG_AFTER_APPROVAL", "1");
         }
         self.child = Some(command.spawn().expect("the ledger service starts"));
         let deadline = Instant::now() + Duration::from_secs(30);

@@ -2,7 +2,8 @@
 //! approved by a human) as a separate process. An approval outlives a SIGKILL of the service and
 //! of the server; the model is called exactly as often as without the crash and the append
 //! happens once; deny, edit and stale answers; a crash right after the tool's effect does not
-//! repeat it; a run moves to another worker; a replay of changed code stops clearly.
+//! repeat it; a SIGKILL between the answer and the call neither loses the answer nor runs the
+//! call twice; a run moves to another worker; a replay of changed code stops clearly.
 
 use agents_kt_tests::restate::{Balancer, LedgerService, RestateServer};
 use serde_json::{Value, json};
@@ -274,4 +275,55 @@ async fn a_sub_agent_waiting_for_approval_outlives_a_killed_service_and_its_effe
             "turn#2"
         ])
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn approved_once_the_call_runs_once_after_a_sigkill_between_the_answer_and_the_call() {
+    let _serial = ONE_AT_A_TIME.lock().await;
+    let Some(server) = RestateServer::start().await else {
+        return;
+    };
+    let mut service = LedgerService::start_hanging_after_approval(SERVICE).await;
+    server.register(&service.uri()).await;
+    server.start_run("answered", "pay 70").await;
+    let pending = server.pending_approval("answered").await;
+    let (status, body) = server
+        .call("answered", "approve", Some(approve(&pending)))
+        .await;
+    assert_eq!(status, 200, "{body}");
+
+    // The answer reached the run; the process dies before the call.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while service.lines("hung.txt").is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the approval never reached the run\n{}",
+            server.log()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(
+        service.lines("ledger.txt").is_empty(),
+        "the call had not run"
+    );
+    service.kill();
+    service.restart().await;
+
+    let (status, output) = server.output("answered").await;
+    assert_eq!(status, 200, "{output}\n{}", server.log());
+    assert_eq!(output, json!("done: appended pay 70"));
+    assert_eq!(
+        service.lines("ledger.txt"),
+        ["pay 70"],
+        "the approved call ran once"
+    );
+    assert_eq!(service.lines("hung.txt").len(), 1);
+    // The recorded answer was replayed: nobody was asked twice, the model not called again.
+    let (_, status) = server.call("answered", "status", None).await;
+    assert_eq!(
+        status["steps"],
+        json!(["turn#1", "approval#1:append", "tool#1:append", "turn#2"])
+    );
+    assert!(status["pending"].is_null(), "{status}");
+    assert_eq!(service.lines("model-calls.txt").len(), 2);
 }

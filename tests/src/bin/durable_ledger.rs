@@ -8,6 +8,10 @@
 //! - with `CRASH_AFTER_APPEND=1`, the process aborts once right after its first effect, before
 //!   the result is journaled (`crashed.txt` marks that it did).
 //!
+//! - with `HANG_AFTER_APPROVAL=1`, the gate hangs once right after an approval arrives, before
+//!   the call (`hung.txt` marks that it did), so a test can SIGKILL the process between the
+//!   answer and the call.
+//!
 //! - with `UNGUARDED=1`, the code changed since the run started: appends no longer need an
 //!   approval (a replay then takes other steps than the journal recorded).
 //!
@@ -187,6 +191,8 @@ async fn main() {
     let address = std::env::var("LISTEN").expect("LISTEN is set");
     let crash_after_append = std::env::var("CRASH_AFTER_APPEND").is_ok_and(|v| v == "1");
     let unguarded = std::env::var("UNGUARDED").is_ok_and(|v| v == "1");
+    let hang_after_approval = std::env::var("HANG_AFTER_APPROVAL").is_ok_and(|v| v == "1");
+    let hung = dir.join("hung.txt");
     let agent: Agent<String, String> = Agent::builder("ledger")
         .model(Answering(LedgerModel { dir: dir.clone() }))
         .tool(Append {
@@ -196,12 +202,16 @@ async fn main() {
         })
         // Every append waits for a human.
         .gate_tool_call(move |args: &AppendArgs, ctx: &InterceptContext<'_>| {
-            let (approver, args) = (ctx.approver(), args.clone());
+            let (approver, args, hung) = (ctx.approver(), args.clone(), hung.clone());
             async move {
                 if unguarded {
                     return Verdict::Allow;
                 }
                 match approver.ask(&args).await {
+                    Approval::Approved if hang_after_approval && !hung.exists() => {
+                        push_line(&hung, "approved, hanging before the call");
+                        futures::future::pending().await
+                    }
                     Approval::Approved => Verdict::Allow,
                     Approval::Denied(reason) => Verdict::Deny(reason),
                     Approval::Edited(_) => Verdict::deny("edited: asked again"),
