@@ -2,6 +2,9 @@
 //! `never_after`): one per tree of runs — the run a caller started creates it, every sub-agent
 //! run shares it — so a constraint counts the calls of every agent under the one declaring it.
 //!
+//! A run continuing a remembered conversation starts from the calls its earlier runs made (read
+//! back from the stored messages), so the constraints count per conversation.
+//!
 //! Deterministic under parallel calls: a constraint decides and reserves in one step under one
 //! lock, keyed by the call's id, so of eight calls against `max_calls(3)` exactly three are let
 //! through whatever their order, and a guard that runs again for the same call (an approver's
@@ -65,6 +68,20 @@ impl CallLedger {
             .reserved
             .get(tool)
             .is_some_and(|reserved| !reserved.is_empty())
+    }
+
+    /// Record call `call_id` of `tool` made by an earlier run of a remembered conversation: let
+    /// through, and `succeeded` when it returned an output.
+    pub(crate) fn carry(&self, tool: &str, call_id: &str, succeeded: bool) {
+        self.note(tool, call_id);
+        if succeeded {
+            self.calls().succeeded.insert(tool.to_string());
+        }
+    }
+
+    /// Whether some run of the tree constrains calls.
+    pub(crate) fn is_watched(&self) -> bool {
+        self.watched.load(Ordering::Relaxed)
     }
 
     /// Record calls from now on: a run of the tree constrains them.

@@ -81,7 +81,7 @@ async fn max_calls_counts_a_parent_and_two_children_as_one_run() {
     );
     assert_eq!(
         last_message(&second_model, 1),
-        "ERROR: Tool 'get_weather' denied by policy: tool 'get_weather' may be called at most 2 times in a run; it was called 2 times (max_calls, declared by 'planner')"
+        "ERROR: Tool 'get_weather' denied by policy: tool 'get_weather' may be called at most 2 times in a run (or remembered conversation); it was called 2 times (max_calls, declared by 'planner')"
     );
     // A new run counts afresh.
     let weather_before = weather.ran.len();
@@ -216,4 +216,92 @@ async fn eight_parallel_calls_against_max_calls_three_run_exactly_three() {
             5
         );
     }
+}
+
+#[tokio::test]
+async fn max_calls_counts_across_the_runs_of_a_remembered_conversation() {
+    let send = SendEmail::default();
+    let turn = || [call("send_email"), Reply::text("sent")];
+    let model = ScriptedModel::new(turn().into_iter().cycle().take(8).collect::<Vec<_>>());
+    let agent = Agent::<String, String>::builder("mailer")
+        .model(model.clone())
+        .tool(send.clone())
+        .constraint(Constraint::max_calls::<SendEmail>(2))
+        .build()
+        .unwrap();
+    let store = agents_kt::InMemoryStore::new();
+    for _ in 0..2 {
+        agent.run_in(&store, "conv-1", "mail".into()).await.unwrap();
+    }
+    assert_eq!(send.0.len(), 2);
+    // The third run of the conversation, on the stream path: its call is the third.
+    let third = agent.session_in(&store, "conv-1", "mail".into()).await;
+    assert_eq!(third.unwrap(), "sent");
+    assert_eq!(send.0.len(), 2, "the conversation's third call was denied");
+    let told = last_message(&model, 5);
+    assert!(
+        told.contains("at most 2 times") && told.contains("called 2 times"),
+        "{told}"
+    );
+    // Another conversation counts from zero.
+    agent.run_in(&store, "conv-2", "mail".into()).await.unwrap();
+    assert_eq!(send.0.len(), 3);
+}
+
+#[tokio::test]
+async fn never_after_stays_shut_in_a_later_run_of_the_conversation_even_in_another_process() {
+    let scratch = agents_kt_tests::scratch::Scratch::new("constraints-memory");
+    let file = scratch.0.join("memory.db");
+    let (read, send) = (ReadSecrets::default(), SendEmail::default());
+    // Each run builds its agent anew on the same file, as another process would; `locked`
+    // denies every read.
+    let agent = |model: &ScriptedModel, locked: bool| {
+        Agent::<String, String>::builder("assistant")
+            .model(model.clone())
+            .tool(read.clone())
+            .tool(send.clone())
+            .constraint(Constraint::never_after::<SendEmail, ReadSecrets>())
+            .on_gate_tool_call(move |name: &str, _: &serde_json::Value| {
+                if locked && name == "read_secrets" {
+                    agents_kt::Verdict::deny("locked")
+                } else {
+                    agents_kt::Verdict::Allow
+                }
+            })
+            .build()
+            .unwrap()
+    };
+    let store = agents_kt::SqliteStore::open(&file).unwrap();
+    let first = ScriptedModel::new([call("read_secrets"), Reply::text("read")]);
+    agent(&first, false)
+        .run_in(&store, "conv-1", "read".into())
+        .await
+        .unwrap();
+    let store = agents_kt::SqliteStore::open(&file).unwrap();
+    let second = ScriptedModel::new([call("send_email"), Reply::text("tried")]);
+    agent(&second, false)
+        .run_in(&store, "conv-1", "mail it".into())
+        .await
+        .unwrap();
+    assert!(send.0.is_empty(), "no mail once the secrets were read");
+    let told = last_message(&second, 1);
+    assert!(
+        told.contains("may not run once 'read_secrets' has run"),
+        "{told}"
+    );
+
+    // A read denied in an earlier run does not shut it: only calls that got past their guard
+    // count.
+    let denied = ScriptedModel::new([call("read_secrets"), Reply::text("refused")]);
+    agent(&denied, true)
+        .run_in(&store, "conv-2", "read".into())
+        .await
+        .unwrap();
+    let third = ScriptedModel::new([call("send_email"), Reply::text("sent")]);
+    agent(&third, false)
+        .run_in(&store, "conv-2", "mail".into())
+        .await
+        .unwrap();
+    assert_eq!(read.0.len(), 1, "only conv-1's read ran");
+    assert_eq!(send.0.len(), 1);
 }

@@ -7,6 +7,7 @@ mod builder_policy;
 mod choose_skill;
 mod conversation;
 pub(crate) mod dispatch;
+mod earlier_calls;
 mod handoff;
 pub(crate) mod lineage;
 mod manifest;

@@ -579,6 +579,11 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             prelude.push(Message::system(instructions));
         }
         let messages = transcript.opening(prelude, &self.history, input).await?;
+        if let Some(memory) = self.memory()
+            && self.ledger.is_watched()
+        {
+            super::earlier_calls::carry(&self.ledger, memory.conversation(), &messages);
+        }
         let mut request = ChatRequest {
             messages,
             tools: allowed

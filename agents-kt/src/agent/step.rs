@@ -9,7 +9,8 @@ use serde_json::Value;
 use crate::chain::ChainDecision;
 use crate::tool::record::JsonOutput;
 use crate::{
-    AgentError, AgentEvent, BudgetUsage, ChatRequest, ChatResponse, DecisionKind, InterceptionPoint,
+    AgentError, AgentEvent, BudgetUsage, ChatRequest, ChatResponse, DecisionKind,
+    InterceptionPoint, Message,
 };
 
 /// One fact of a run.
@@ -109,6 +110,19 @@ impl ToolOutcome {
 
     pub(crate) fn is_error(&self) -> bool {
         !matches!(self, ToolOutcome::Used { .. })
+    }
+
+    /// Read back from a stored result of `tool` (as [`text`](Self::text) wrote it): whether the
+    /// call got past its guard — it returned a result, or its result was withheld, or its body
+    /// failed. Denied and rejected calls did not.
+    pub(crate) fn passed_guard(tool: &str, result: &Message) -> bool {
+        !result.is_error
+            || result
+                .content
+                .starts_with(&format!("ERROR: Tool '{tool}' failed: "))
+            || result
+                .content
+                .starts_with(&format!("ERROR: Tool '{tool}' result withheld by policy: "))
     }
 
     /// The reject texts, worded here with the others.

@@ -6,7 +6,13 @@ use std::sync::Arc;
 
 use crate::{Gate, Gated, InterceptContext, Tool, Verdict};
 
-/// One constraint on the tool calls of an agent and every agent under it, in one run.
+/// One constraint on the tool calls of an agent and every agent under it, in one run — and,
+/// when the run continues a remembered conversation ([`Agent::run_in`](crate::Agent::run_in),
+/// [`Agent::session_in`](crate::Agent::session_in)), across the conversation's runs: the calls
+/// its earlier runs made are read back from the stored messages (a call that returned a result,
+/// whose result was withheld, or whose body failed counts; a denied one does not; one without
+/// a stored result counts). A sub-agent's calls are not part of the conversation: they count in
+/// their own run only.
 ///
 /// ```
 /// use agents_kt::Constraint;
@@ -138,7 +144,7 @@ impl Gate<()> for ConstraintsGate {
                 && let Err(count) = ledger.reserve_within(tool, call_id, max)
             {
                 return Gated::Ready(Verdict::Deny(format!(
-                    "tool '{tool}' may be called at most {max} times in a run; it was called {count} times (max_calls, declared by '{owner}')"
+                    "tool '{tool}' may be called at most {max} times in a run (or remembered conversation); it was called {count} times (max_calls, declared by '{owner}')"
                 )));
             }
         }
