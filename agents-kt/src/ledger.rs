@@ -6,12 +6,12 @@
 //! back from the stored messages), so the constraints count per conversation.
 //!
 //! Deterministic under parallel calls: a constraint decides and reserves in one step under one
-//! lock, keyed by the call's id, so of eight calls against `max_calls(3)` exactly three are let
+//! lock, keyed by the call's number in the tree, so of eight calls against `max_calls(3)` exactly three are let
 //! through whatever their order, and a guard that runs again for the same call (an approver's
 //! edit) does not count it twice.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 /// What the tree's calls did so far.
@@ -22,12 +22,15 @@ pub(crate) struct CallLedger {
     /// without constraints pays one load per call). Set when such a run starts, so a constraint
     /// declared below counts the successes from its run on.
     watched: AtomicBool,
+    /// The last call number handed out: each call the tree guards gets its own, so a
+    /// reservation is the call's, whatever ids the model repeats or agents share.
+    numbered: AtomicU64,
 }
 
 #[derive(Default)]
 struct Calls {
-    /// Per tool, the calls a constraint let through (or saw let through).
-    reserved: HashMap<String, HashSet<String>>,
+    /// Per tool, the calls (by number) a constraint let through (or saw let through).
+    reserved: HashMap<String, HashSet<u64>>,
     /// The tools whose body ran and returned an output.
     succeeded: HashSet<String>,
 }
@@ -40,26 +43,34 @@ impl CallLedger {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Reserve call `call_id` of `tool` if fewer than `max` are reserved (or it is one of them);
-    /// otherwise how many are.
-    pub(crate) fn reserve_within(&self, tool: &str, call_id: &str, max: u32) -> Result<(), usize> {
+    /// A new call's number, unique in the tree.
+    pub(crate) fn next_call(&self) -> u64 {
+        self.numbered.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// Reserve call number `call` of `tool` if fewer than `max` are reserved (or it is one of
+    /// them: its guard runs again after an approver's edit); otherwise how many are.
+    pub(crate) fn reserve_within(&self, tool: &str, call: u64, max: u32) -> Result<(), usize> {
         let mut calls = self.calls();
         let reserved = calls.reserved.entry(tool.to_string()).or_default();
-        if reserved.contains(call_id) {
+        if reserved.contains(&call) {
             return Ok(());
         }
         if reserved.len() >= max as usize {
             return Err(reserved.len());
         }
-        reserved.insert(call_id.to_string());
+        reserved.insert(call);
         Ok(())
     }
 
-    /// Note that call `call_id` of `tool` is let through.
-    pub(crate) fn note(&self, tool: &str, call_id: &str) {
+    /// Note that call number `call` of `tool` is let through.
+    pub(crate) fn note(&self, tool: &str, call: u64) {
         let mut calls = self.calls();
-        let reserved = calls.reserved.entry(tool.to_string()).or_default();
-        reserved.insert(call_id.to_string());
+        calls
+            .reserved
+            .entry(tool.to_string())
+            .or_default()
+            .insert(call);
     }
 
     /// Whether a call of `tool` was let through.
@@ -70,10 +81,10 @@ impl CallLedger {
             .is_some_and(|reserved| !reserved.is_empty())
     }
 
-    /// Record call `call_id` of `tool` made by an earlier run of a remembered conversation: let
+    /// Record a call of `tool` made by an earlier run of a remembered conversation: let
     /// through, and `succeeded` when it returned an output.
-    pub(crate) fn carry(&self, tool: &str, call_id: &str, succeeded: bool) {
-        self.note(tool, call_id);
+    pub(crate) fn carry(&self, tool: &str, succeeded: bool) {
+        self.note(tool, self.next_call());
         if succeeded {
             self.calls().succeeded.insert(tool.to_string());
         }

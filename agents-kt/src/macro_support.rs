@@ -342,6 +342,7 @@ impl ContextSnapshot {
             parent: self.parent.as_ref(),
             owner: None,
             ledger: None,
+            ledger_call: 0,
         }
     }
 }

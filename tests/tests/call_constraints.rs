@@ -305,3 +305,37 @@ async fn never_after_stays_shut_in_a_later_run_of_the_conversation_even_in_anoth
     assert_eq!(read.0.len(), 1, "only conv-1's read ran");
     assert_eq!(send.0.len(), 1);
 }
+
+#[tokio::test]
+async fn max_calls_is_not_fooled_by_two_children_sharing_a_name_and_call_ids() {
+    // Two agents built apart under one name: the same run ids ("worker/run-1"), and models
+    // numbering their calls alike ("call-1").
+    let weather = GetWeather::default();
+    let worker = || {
+        Agent::<String, String>::builder("worker")
+            .model(ScriptedModel::new([
+                Reply::tool_call("get_weather", json!({"city": "Oslo"})),
+                Reply::text("looked"),
+            ]))
+            .tool(weather.clone())
+            .build()
+            .unwrap()
+    };
+    let parent = Agent::<String, String>::builder("planner")
+        .model(ScriptedModel::new([
+            Reply::tool_call("first", json!({"input": "a"})),
+            Reply::tool_call("second", json!({"input": "b"})),
+            Reply::text("planned"),
+        ]))
+        .sub_agent(worker().as_tool("first", "First."))
+        .sub_agent(worker().as_tool("second", "Second."))
+        .constraint(Constraint::max_calls::<GetWeather>(1))
+        .build()
+        .unwrap();
+    assert_eq!(parent.run("plan".into()).await.unwrap(), "planned");
+    assert_eq!(
+        weather.ran.len(),
+        1,
+        "the second worker's call was the second"
+    );
+}

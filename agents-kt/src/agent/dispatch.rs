@@ -197,9 +197,13 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         call_id: &'a str,
         report: Report,
     ) -> CallSetup<'a> {
+        let mut intercept = self.intercept_context(None, Some((tool, call_id)));
+        if self.ledger().is_watched() {
+            intercept.ledger_call = self.ledger().next_call();
+        }
         CallSetup {
             tool_ctx,
-            intercept: self.intercept_context(None, Some((tool, call_id))),
+            intercept,
             guard: self.guard_options(),
             tool_timeout: Some(self.tool_timeout()),
             report,

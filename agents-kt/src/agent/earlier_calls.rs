@@ -7,9 +7,9 @@ use super::step::ToolOutcome;
 use crate::Message;
 use crate::ledger::CallLedger;
 
-/// Carry the calls in `history` (the stored messages a run of `conversation` continues) into
+/// Carry the calls in `history` (the stored messages of the conversation a run continues) into
 /// `ledger`. A call whose result was not stored counts as let through (the closed side).
-pub(super) fn carry(ledger: &CallLedger, conversation: &str, history: &[Message]) {
+pub(super) fn carry(ledger: &CallLedger, history: &[Message]) {
     for (position, message) in history.iter().enumerate() {
         for call in &message.tool_calls {
             let result = history[position + 1..]
@@ -23,9 +23,7 @@ pub(super) fn carry(ledger: &CallLedger, conversation: &str, history: &[Message]
                 None => (true, false),
             };
             if passed {
-                // Keyed apart from this run's calls: model call ids repeat across runs.
-                let key = format!("{conversation}#{position}/{}", call.id);
-                ledger.carry(&call.name, &key, succeeded);
+                ledger.carry(&call.name, succeeded);
             }
         }
     }

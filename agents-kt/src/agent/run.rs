@@ -292,6 +292,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             parent: self.lineage.as_ref().map(|lineage| &lineage.call),
             owner: None,
             ledger: Some(&self.ledger),
+            ledger_call: 0,
         }
     }
 
@@ -579,10 +580,8 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             prelude.push(Message::system(instructions));
         }
         let messages = transcript.opening(prelude, &self.history, input).await?;
-        if let Some(memory) = self.memory()
-            && self.ledger.is_watched()
-        {
-            super::earlier_calls::carry(&self.ledger, memory.conversation(), &messages);
+        if self.memory().is_some() && self.ledger.is_watched() {
+            super::earlier_calls::carry(&self.ledger, &messages);
         }
         let mut request = ChatRequest {
             messages,

@@ -110,6 +110,10 @@ pub struct InterceptContext<'a> {
     pub(crate) owner: Option<&'a GateOwner>,
     /// The tree's record of its tool calls, for call constraints; `None` outside a run.
     pub(crate) ledger: Option<&'a crate::ledger::CallLedger>,
+    /// This tool call's number in the tree's ledger (0 when it has none): what a call
+    /// constraint reserves, unique in the tree whatever ids the model or the agents' names
+    /// repeat.
+    pub(crate) ledger_call: u64,
 }
 
 impl<'a> InterceptContext<'a> {
@@ -139,6 +143,7 @@ impl<'a> InterceptContext<'a> {
             parent: None,
             owner: None,
             ledger: None,
+            ledger_call: 0,
         }
     }
 

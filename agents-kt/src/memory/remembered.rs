@@ -30,11 +30,6 @@ impl Remembered {
         }
     }
 
-    /// The conversation's name in its store.
-    pub(crate) fn conversation(&self) -> &str {
-        &self.conversation
-    }
-
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }

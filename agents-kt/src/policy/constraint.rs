@@ -115,13 +115,13 @@ impl Gate<()> for ConstraintsGate {
             // Not a tool call of a run (nothing to count): nothing to constrain.
             return Gated::Ready(Verdict::Allow);
         };
-        // Call ids are the model's, unique in one run only: the run's id makes them the tree's.
-        let call_id = format!(
-            "{}/{}",
-            ctx.ids().run_id,
-            ctx.tool_call_id().unwrap_or_default()
-        );
-        let call_id = call_id.as_str();
+        // The call's number in the tree (the model's call ids may repeat, and so may agents'
+        // names and run ids).
+        let call = match ctx.ledger_call {
+            // Unnumbered (the ledger was not watching): a call of its own, the closed side.
+            0 => ledger.next_call(),
+            call => call,
+        };
         let owner = &self.owner;
         // Refusals first, so a call refused by one constraint reserves nothing under another.
         for constraint in self.constraints.iter().filter(|c| c.tool == tool) {
@@ -141,7 +141,7 @@ impl Gate<()> for ConstraintsGate {
         }
         for constraint in self.constraints.iter().filter(|c| c.tool == tool) {
             if let Rule::MaxCalls(max) = constraint.rule
-                && let Err(count) = ledger.reserve_within(tool, call_id, max)
+                && let Err(count) = ledger.reserve_within(tool, call, max)
             {
                 return Gated::Ready(Verdict::Deny(format!(
                     "tool '{tool}' may be called at most {max} times in a run (or remembered conversation); it was called {count} times (max_calls, declared by '{owner}')"
@@ -154,7 +154,7 @@ impl Gate<()> for ConstraintsGate {
             _ => false,
         });
         if watched {
-            ledger.note(tool, call_id);
+            ledger.note(tool, call);
         }
         Gated::Ready(Verdict::Allow)
     }
