@@ -71,6 +71,8 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "a2a")]
+mod a2a_server;
 mod agent;
 pub(crate) mod approval;
 mod budget;
@@ -114,6 +116,10 @@ pub mod mcp {
     };
 }
 
+#[cfg(feature = "a2a")]
+pub use a2a_server::{
+    A2aHttpServer, A2aServeError, A2aServer, A2aServerBuilder, IO_SCHEMAS_EXTENSION,
+};
 #[doc(hidden)]
 pub use agent::AgentArgs;
 pub use agent::{

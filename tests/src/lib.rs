@@ -1,6 +1,7 @@
 //! Shared fixtures for the end-to-end tests in `tests/tests/`: small tools whose every execution is
 //! recorded (so a test can prove a tool did or did not run), and a recorder for observers.
 
+pub mod a2a;
 pub mod chain_model;
 pub mod counting;
 pub mod ledger;

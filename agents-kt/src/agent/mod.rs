@@ -15,6 +15,8 @@ mod output;
 mod pass;
 pub(crate) mod report;
 pub(crate) mod run;
+#[cfg(feature = "a2a")]
+pub(crate) mod served;
 mod session;
 mod skill;
 mod skill_context;
@@ -389,6 +391,15 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
     /// The names of the agent's skills.
     pub fn skill_names(&self) -> Vec<&str> {
         self.inner.skills.iter().map(|skill| skill.name()).collect()
+    }
+
+    /// Each skill's name and description, for an A2A agent card.
+    #[cfg(feature = "a2a")]
+    pub(crate) fn skill_descriptions(&self) -> Vec<(&str, &str)> {
+        let skills = self.inner.skills.iter();
+        skills
+            .map(|skill| (skill.name(), skill.description.as_str()))
+            .collect()
     }
 
     /// Call tool `name` as MCP principal `client` asked: a run of its own (the client is its

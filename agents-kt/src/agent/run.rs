@@ -104,6 +104,9 @@ pub(crate) struct Caller {
     pub above: Vec<Ancestor>,
     /// Where the conversation is remembered.
     pub memory: Option<crate::memory::Remembered>,
+    /// Where the run's approvals go when the agent has no desk of its own (an A2A task's: its
+    /// client answers them).
+    pub desk: Option<crate::ApprovalDesk>,
 }
 
 /// What one model turn produced.
@@ -132,11 +135,16 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             session_id: Arc::from(ids.session_id.as_str()),
             run_id: Arc::from(ids.run_id.as_str()),
         };
-        // A sub-agent without a desk of its own asks its parent's.
-        let desk = core.approval_desk.clone().or_else(|| {
-            let lineage = caller.lineage.as_ref()?;
-            lineage.parent.approval_desk()
-        });
+        // The agent's own desk (its operator's) first, then the caller's; a sub-agent without
+        // either asks its parent's.
+        let desk = core
+            .approval_desk
+            .clone()
+            .or_else(|| caller.desk.clone())
+            .or_else(|| {
+                let lineage = caller.lineage.as_ref()?;
+                lineage.parent.approval_desk()
+            });
         let channel = match (&caller.journal, &desk) {
             (Some(journal), _) => Some(Channel::Journal(Arc::clone(journal))),
             (None, Some(desk)) => Some(Channel::Desk(desk.clone())),

@@ -16,6 +16,13 @@ mod serve;
 use std::sync::Arc;
 
 pub use http::McpHttpServer;
+// The A2A server's HTTP layer is this one's: the same origins, authenticator and accept loop.
+#[cfg(feature = "a2a")]
+pub(crate) use http::Authenticator;
+#[cfg(feature = "a2a")]
+pub(crate) use origin::Origins;
+#[cfg(feature = "a2a")]
+pub(crate) use serve::{ConnectionLimits, serve};
 
 use crate::{Agent, AgentInput, AgentOutput, BuildError, Tool};
 

@@ -1,0 +1,157 @@
+//! A task's run: the agent's session on the stream path, its events turned into the task's
+//! status and artifact updates, and its approvals into `input-required` (the client's next
+//! message on the task answers them).
+//!
+//! - `working` when it starts; each tool call a `working` status whose message names the tool
+//!   (with its arguments as data), and a denied, rejected or failed call the error text the
+//!   model reads;
+//! - the model's streamed text as artifact `response` (appended chunk by chunk);
+//! - the output as artifact `output` (text for a string, JSON data otherwise), then
+//!   `completed`; a failed run (a denied skill, an exhausted budget, …) `failed` with its error;
+//! - an approval asked in the run: `input-required`, its message carrying the request as data
+//!   (`tool`, `args`, `fingerprint`, …); the run waits until the client answers.
+
+use std::sync::Arc;
+
+use a2a::{Artifact, Message, Part, Role, StreamResponse, TaskArtifactUpdateEvent, TaskState};
+use futures::StreamExt;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::tasks::TaskSlot;
+use crate::agent::served::Served;
+use crate::{Agent, AgentEvent, AgentInput, AgentOutput, ApprovalDesk};
+
+/// The artifact the model's streamed text goes to.
+const RESPONSE: &str = "response";
+/// The artifact the run's output goes to.
+const OUTPUT: &str = "output";
+
+/// Start the run of `slot`'s task on `input` for `served` (its desk replaced by the task's own).
+pub(super) fn start<IN, OUT>(
+    agent: &Agent<IN, OUT>,
+    input: IN,
+    mut served: Served,
+    slot: &Arc<TaskSlot>,
+) where
+    IN: AgentInput,
+    OUT: AgentOutput + Serialize,
+{
+    let (desk, mut inbox) = ApprovalDesk::new();
+    served.desk = desk;
+    let mut session = agent.served_session(input, served);
+    let mut events = session.events();
+    let task = Arc::clone(slot);
+    slot.set_status(TaskState::Working, None);
+    let run = tokio::spawn(async move {
+        // The session lives as long as this future: dropping it (on cancel) stops the run.
+        let _session = session;
+        let mut streamed = false;
+        loop {
+            tokio::select! {
+                event = events.next() => match event {
+                    Some(event) => {
+                        if report(&task, event, &mut streamed) {
+                            return;
+                        }
+                    }
+                    None => break,
+                },
+                Some(question) = inbox.next() => {
+                    let request = serde_json::to_value(question.request()).unwrap_or(Value::Null);
+                    let text = format!(
+                        "approval needed: tool '{}' with these arguments; answer with a data part {{\"answer\": \"approve\" | \"deny\" | \"edit\", \"fingerprint\": \"{}\", …}}",
+                        question.request().tool,
+                        question.request().fingerprint
+                    );
+                    task.set_question(question);
+                    task.set_status(
+                        TaskState::InputRequired,
+                        Some(agent_message(&task, vec![Part::text(text), Part::data(request)])),
+                    );
+                }
+            }
+        }
+        task.set_status(
+            TaskState::Failed,
+            Some(agent_message(
+                &task,
+                vec![Part::text("the run ended without an output")],
+            )),
+        );
+    });
+    slot.set_run(run.abort_handle());
+}
+
+/// Report one of the run's events on the task; `true` once the run has ended.
+fn report<OUT: Serialize>(task: &TaskSlot, event: AgentEvent<OUT>, streamed: &mut bool) -> bool {
+    match event {
+        AgentEvent::Token { text, .. } => {
+            let append = std::mem::replace(streamed, true);
+            artifact(task, RESPONSE, Part::text(text), append, false);
+        }
+        AgentEvent::ToolCallStarted { tool, args, .. } => {
+            let parts = vec![
+                Part::text(format!("calling tool '{tool}'")),
+                Part::data(json!({ "tool": tool, "args": args })),
+            ];
+            task.set_status(TaskState::Working, Some(agent_message(task, parts)));
+        }
+        AgentEvent::ToolCallFinished {
+            tool,
+            result,
+            is_error: true,
+            ..
+        } => {
+            let text = match result {
+                Value::String(text) => text,
+                other => other.to_string(),
+            };
+            let parts = vec![Part::text(text), Part::data(json!({ "tool": tool }))];
+            task.set_status(TaskState::Working, Some(agent_message(task, parts)));
+        }
+        AgentEvent::Completed { output, .. } => {
+            let part = match serde_json::to_value(&output) {
+                Ok(Value::String(text)) => Part::text(text),
+                Ok(value) => Part::data(value).with_media_type("application/json"),
+                Err(error) => Part::text(format!("the output could not be written: {error}")),
+            };
+            artifact(task, OUTPUT, part, false, true);
+            task.set_status(TaskState::Completed, None);
+            return true;
+        }
+        AgentEvent::Failed { error, .. } => {
+            let message = agent_message(task, vec![Part::text(error.to_string())]);
+            task.set_status(TaskState::Failed, Some(message));
+            return true;
+        }
+        _ => {}
+    }
+    false
+}
+
+/// A message from the agent on `task`.
+fn agent_message(task: &TaskSlot, parts: Vec<Part>) -> Message {
+    let mut message = Message::new(Role::Agent, parts);
+    message.task_id = Some(task.id());
+    message.context_id = Some(task.context_id());
+    message
+}
+
+fn artifact(task: &TaskSlot, id: &str, part: Part, append: bool, last: bool) {
+    task.publish(StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
+        task_id: task.id(),
+        context_id: task.context_id(),
+        artifact: Artifact {
+            artifact_id: id.to_string(),
+            name: Some(id.to_string()),
+            description: None,
+            parts: vec![part],
+            metadata: None,
+            extensions: None,
+        },
+        append: Some(append),
+        last_chunk: Some(last),
+        metadata: None,
+    }));
+}

@@ -1,0 +1,333 @@
+//! The A2A methods over the server's tasks: every request is judged as the principal the
+//! admission layer found (a task is visible only to the principal that created it), and every
+//! message runs the agent through its whole guard — the inbound A2A way is one more caller of
+//! the same session path.
+
+use std::sync::Arc;
+
+use a2a::{
+    A2AError, AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest,
+    GetExtendedAgentCardRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest,
+    ListTaskPushNotificationConfigsRequest, ListTaskPushNotificationConfigsResponse,
+    ListTasksRequest, ListTasksResponse, Message, PartContent, SendMessageRequest,
+    SendMessageResponse, StreamResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig,
+    TaskState,
+};
+use a2a_server::{RequestHandler, ServiceParams};
+use futures::StreamExt;
+use futures::stream::BoxStream;
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::tasks::{TaskSlot, TaskTable};
+use super::{PRINCIPAL_HEADER, execution};
+use crate::agent::served::Served;
+use crate::tool::inherited::Ancestor;
+use crate::{Agent, AgentInput, AgentOutput, ApprovalAnswer, ApprovalDesk, ConversationStore};
+
+/// A task started or resumed, and its events from then on.
+type Begun = (Arc<TaskSlot>, Events);
+
+/// A task's events as a binding streams them.
+type Events = BoxStream<'static, Result<StreamResponse, A2AError>>;
+
+/// What the server's handler holds.
+pub(super) struct A2aHandler<IN, OUT> {
+    pub agent: Agent<IN, OUT>,
+    pub tasks: TaskTable,
+    pub memory: Option<Arc<dyn ConversationStore>>,
+    pub above: Vec<Ancestor>,
+}
+
+/// The principal the admission layer put on the request (it removes any a client sent).
+fn principal(params: &ServiceParams) -> Option<String> {
+    params
+        .get(PRINCIPAL_HEADER)
+        .and_then(|values| values.first())
+        .cloned()
+}
+
+/// What a message asks for, as the agent's input: its data part, or its text.
+fn input_of<IN: DeserializeOwned>(message: &Message) -> Result<IN, A2AError> {
+    if message.parts.is_empty() {
+        return Err(A2AError::invalid_params("the message has no parts"));
+    }
+    let data = message.parts.iter().find_map(|part| match &part.content {
+        PartContent::Data(value) => Some(value),
+        _ => None,
+    });
+    if let Some(data) = data {
+        return IN::deserialize(data).map_err(|error| {
+            A2AError::invalid_params(format!(
+                "the message's data part does not fit the agent's input: {error}"
+            ))
+        });
+    }
+    let text: Vec<&str> = message
+        .parts
+        .iter()
+        .filter_map(|part| part.as_text())
+        .collect();
+    if text.is_empty() {
+        return Err(A2AError::invalid_params(
+            "the message has neither a text nor a data part",
+        ));
+    }
+    let text = text.join("\n");
+    IN::deserialize(Value::String(text.clone()))
+        .or_else(|_| serde_json::from_str(&text))
+        .map_err(|error| {
+            A2AError::invalid_params(format!(
+                "the message's text does not fit the agent's input (send JSON of its schema, see the card's io-schemas extension): {error}"
+            ))
+        })
+}
+
+/// The answer a message on an `input-required` task carries: its data part.
+fn answer_of(message: &Message) -> Result<ApprovalAnswer, A2AError> {
+    let data = message.parts.iter().find_map(|part| match &part.content {
+        PartContent::Data(value) => Some(value),
+        _ => None,
+    });
+    let data = data.ok_or_else(|| {
+        A2AError::invalid_params(
+            "the task waits for an approval: send a data part {\"answer\": \"approve\" | \"deny\" | \"edit\", \"fingerprint\": …}",
+        )
+    })?;
+    serde_json::from_value(data.clone()).map_err(|error| {
+        A2AError::invalid_params(format!("the approval answer could not be read: {error}"))
+    })
+}
+
+impl<IN, OUT> A2aHandler<IN, OUT>
+where
+    IN: AgentInput + DeserializeOwned + JsonSchema + Sync,
+    OUT: AgentOutput + Serialize + Sync,
+{
+    /// Start a task for `message`, or continue the one it names; the task's events from then on.
+    fn begin(
+        &self,
+        params: &ServiceParams,
+        request: SendMessageRequest,
+    ) -> Result<Begun, A2AError> {
+        let principal = principal(params);
+        let mut message = request.message;
+        if let Some(task_id) = message.task_id.clone() {
+            let slot = self.tasks.get(&task_id, principal.as_deref())?;
+            return self.resume(slot, message);
+        }
+        let input: IN = input_of(&message)?;
+        let context_id = message
+            .context_id
+            .clone()
+            .unwrap_or_else(a2a::new_context_id);
+        let slot = self.tasks.create(principal.clone(), context_id.clone())?;
+        message.task_id = Some(slot.id());
+        message.context_id = Some(context_id.clone());
+        slot.publish(StreamResponse::Message(message));
+        let events = slot.watch();
+        // A context is a conversation, the principal's own (another's context id is another
+        // conversation).
+        let memory = self.memory.as_ref().map(|store| {
+            let owner = principal.as_deref().unwrap_or("anonymous");
+            (Arc::clone(store), format!("a2a/{owner}/{context_id}"))
+        });
+        let served = Served {
+            client: principal,
+            desk: ApprovalDesk::new().0,
+            memory,
+            above: self.above.clone(),
+        };
+        execution::start(&self.agent, input, served, &slot);
+        Ok((slot, events))
+    }
+
+    /// Answer the approval `slot`'s run waits for with `message`, and resume it.
+    fn resume(&self, slot: Arc<TaskSlot>, mut message: Message) -> Result<Begun, A2AError> {
+        let Some(question) = slot.take_question() else {
+            let state = slot.snapshot().status.state;
+            return Err(A2AError::unsupported_operation(format!(
+                "task {} is not waiting for input (it is {state:?})",
+                slot.id()
+            )));
+        };
+        let answer = match answer_of(&message) {
+            Ok(answer) if answer.fingerprint() == question.request().fingerprint => answer,
+            Ok(answer) => {
+                let asked = question.request().fingerprint.clone();
+                slot.set_question(question);
+                return Err(A2AError::invalid_params(format!(
+                    "the answer is for arguments with fingerprint {}, the task waits on {asked}",
+                    answer.fingerprint()
+                )));
+            }
+            Err(error) => {
+                slot.set_question(question);
+                return Err(error);
+            }
+        };
+        message.context_id = Some(slot.context_id());
+        slot.publish(StreamResponse::Message(message));
+        slot.set_status(TaskState::Working, None);
+        let events = slot.watch();
+        if question.answer(answer).is_err() {
+            return Err(A2AError::internal("the approval could not be answered"));
+        }
+        Ok((slot, events))
+    }
+}
+
+#[async_trait::async_trait]
+impl<IN, OUT> RequestHandler for A2aHandler<IN, OUT>
+where
+    IN: AgentInput + DeserializeOwned + JsonSchema + Sync,
+    OUT: AgentOutput + Serialize + Sync,
+{
+    async fn send_message(
+        &self,
+        params: &ServiceParams,
+        request: SendMessageRequest,
+    ) -> Result<SendMessageResponse, A2AError> {
+        let at_once = request
+            .configuration
+            .as_ref()
+            .and_then(|configuration| configuration.return_immediately)
+            .unwrap_or(false);
+        let history = request
+            .configuration
+            .as_ref()
+            .and_then(|configuration| configuration.history_length);
+        let (slot, mut events) = self.begin(params, request)?;
+        if !at_once {
+            // Until the run finishes or waits for the client.
+            while events.next().await.is_some() {}
+        }
+        Ok(SendMessageResponse::Task(trimmed(slot.snapshot(), history)))
+    }
+
+    async fn send_streaming_message(
+        &self,
+        params: &ServiceParams,
+        request: SendMessageRequest,
+    ) -> Result<Events, A2AError> {
+        Ok(self.begin(params, request)?.1)
+    }
+
+    async fn get_task(
+        &self,
+        params: &ServiceParams,
+        request: GetTaskRequest,
+    ) -> Result<Task, A2AError> {
+        let slot = self.tasks.get(&request.id, principal(params).as_deref())?;
+        Ok(trimmed(slot.snapshot(), request.history_length))
+    }
+
+    async fn list_tasks(
+        &self,
+        params: &ServiceParams,
+        request: ListTasksRequest,
+    ) -> Result<ListTasksResponse, A2AError> {
+        let tasks: Vec<Task> = self
+            .tasks
+            .owned_by(principal(params).as_deref())
+            .into_iter()
+            .filter(|task| {
+                request
+                    .context_id
+                    .as_ref()
+                    .is_none_or(|id| *id == task.context_id)
+            })
+            .filter(|task| {
+                request
+                    .status
+                    .as_ref()
+                    .is_none_or(|state| *state == task.status.state)
+            })
+            .map(|task| trimmed(task, request.history_length))
+            .collect();
+        let total = i32::try_from(tasks.len()).unwrap_or(i32::MAX);
+        Ok(ListTasksResponse {
+            tasks,
+            next_page_token: String::new(),
+            page_size: total,
+            total_size: total,
+        })
+    }
+
+    async fn cancel_task(
+        &self,
+        params: &ServiceParams,
+        request: CancelTaskRequest,
+    ) -> Result<Task, A2AError> {
+        self.tasks
+            .get(&request.id, principal(params).as_deref())?
+            .cancel()
+    }
+
+    async fn subscribe_to_task(
+        &self,
+        params: &ServiceParams,
+        request: SubscribeToTaskRequest,
+    ) -> Result<Events, A2AError> {
+        let slot = self.tasks.get(&request.id, principal(params).as_deref())?;
+        if slot.snapshot().status.state.is_terminal() {
+            return Err(A2AError::unsupported_operation(format!(
+                "task {} has finished: read it with GetTask",
+                request.id
+            )));
+        }
+        Ok(slot.watch())
+    }
+
+    async fn create_push_config(
+        &self,
+        _: &ServiceParams,
+        _: TaskPushNotificationConfig,
+    ) -> Result<TaskPushNotificationConfig, A2AError> {
+        Err(A2AError::push_notification_not_supported())
+    }
+
+    async fn get_push_config(
+        &self,
+        _: &ServiceParams,
+        _: GetTaskPushNotificationConfigRequest,
+    ) -> Result<TaskPushNotificationConfig, A2AError> {
+        Err(A2AError::push_notification_not_supported())
+    }
+
+    async fn list_push_configs(
+        &self,
+        _: &ServiceParams,
+        _: ListTaskPushNotificationConfigsRequest,
+    ) -> Result<ListTaskPushNotificationConfigsResponse, A2AError> {
+        Err(A2AError::push_notification_not_supported())
+    }
+
+    async fn delete_push_config(
+        &self,
+        _: &ServiceParams,
+        _: DeleteTaskPushNotificationConfigRequest,
+    ) -> Result<(), A2AError> {
+        Err(A2AError::push_notification_not_supported())
+    }
+
+    async fn get_extended_agent_card(
+        &self,
+        _: &ServiceParams,
+        _: GetExtendedAgentCardRequest,
+    ) -> Result<AgentCard, A2AError> {
+        Err(A2AError::extended_card_not_configured())
+    }
+}
+
+/// `task` with at most the last `history` messages of its history (all when `None`).
+fn trimmed(mut task: Task, history: Option<i32>) -> Task {
+    if let (Some(limit), Some(messages)) = (history, task.history.as_mut()) {
+        let keep = usize::try_from(limit).unwrap_or(0);
+        let skip = messages.len().saturating_sub(keep);
+        messages.drain(..skip);
+    }
+    task
+}

@@ -1,0 +1,298 @@
+//! The server's tasks: each one's owner, its state as the protocol shows it, the run behind it,
+//! the approval it waits for, and who watches it. Bounded in number: past the cap the oldest
+//! finished task is forgotten, and when every task is still live a new one is refused.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use a2a::{A2AError, Message, StreamResponse, Task, TaskState, TaskStatus, TaskStatusUpdateEvent};
+use futures::StreamExt;
+use futures::stream::BoxStream;
+use tokio::sync::broadcast;
+
+use crate::PendingApproval;
+
+/// How many events a watcher may fall behind before it is sent the whole task again.
+const WATCH_BUFFER: usize = 256;
+
+/// Every task the server knows, by id.
+pub(super) struct TaskTable {
+    state: Mutex<Table>,
+    max: usize,
+}
+
+#[derive(Default)]
+struct Table {
+    slots: HashMap<String, Arc<TaskSlot>>,
+    /// Ids in the order the tasks were created (the oldest finished one is forgotten first).
+    order: VecDeque<String>,
+}
+
+/// One task.
+pub(super) struct TaskSlot {
+    /// The principal that created it (`None` without an authenticator): only it may read,
+    /// continue or cancel the task.
+    owner: Option<String>,
+    state: Mutex<SlotState>,
+    events: broadcast::Sender<StreamResponse>,
+}
+
+struct SlotState {
+    task: Task,
+    /// The approval the run waits for, while the task is input-required.
+    question: Option<PendingApproval>,
+    /// Stops the run (on cancel).
+    run: Option<tokio::task::AbortHandle>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl TaskTable {
+    pub(super) fn new(max: usize) -> Self {
+        TaskTable {
+            state: Mutex::new(Table::default()),
+            max: max.max(1),
+        }
+    }
+
+    /// A new task for `owner`, submitted; refused when the table is full of live tasks.
+    pub(super) fn create(
+        &self,
+        owner: Option<String>,
+        context_id: String,
+    ) -> Result<Arc<TaskSlot>, A2AError> {
+        let mut table = lock(&self.state);
+        if table.slots.len() >= self.max {
+            let finished = table.order.iter().position(|id| {
+                table
+                    .slots
+                    .get(id)
+                    .is_some_and(|slot| slot.snapshot().status.state.is_terminal())
+            });
+            let Some(position) = finished else {
+                return Err(A2AError::unsupported_operation(format!(
+                    "the server holds its maximum of {} live tasks; try again when one has finished",
+                    self.max
+                )));
+            };
+            if let Some(id) = table.order.remove(position) {
+                table.slots.remove(&id);
+            }
+        }
+        let id = a2a::new_task_id();
+        let task = Task {
+            id: id.clone(),
+            context_id,
+            status: status(TaskState::Submitted, None),
+            artifacts: None,
+            history: None,
+            metadata: None,
+        };
+        let (events, _) = broadcast::channel(WATCH_BUFFER);
+        let slot = Arc::new(TaskSlot {
+            owner,
+            state: Mutex::new(SlotState {
+                task,
+                question: None,
+                run: None,
+            }),
+            events,
+        });
+        table.order.push_back(id.clone());
+        table.slots.insert(id, Arc::clone(&slot));
+        Ok(slot)
+    }
+
+    /// The task `id` as `principal` may see it: another principal's task is "not found", as if
+    /// it did not exist (its id tells nothing).
+    pub(super) fn get(&self, id: &str, principal: Option<&str>) -> Result<Arc<TaskSlot>, A2AError> {
+        let slot = lock(&self.state).slots.get(id).cloned();
+        match slot {
+            Some(slot) if slot.owner.as_deref() == principal => Ok(slot),
+            Some(_) => {
+                tracing::warn!(
+                    principal = principal.unwrap_or("(anonymous)"),
+                    task = id,
+                    "A2A request on another principal's task refused"
+                );
+                Err(A2AError::task_not_found(id))
+            }
+            None => Err(A2AError::task_not_found(id)),
+        }
+    }
+
+    /// The tasks `principal` owns, oldest first.
+    pub(super) fn owned_by(&self, principal: Option<&str>) -> Vec<Task> {
+        let table = lock(&self.state);
+        table
+            .order
+            .iter()
+            .filter_map(|id| table.slots.get(id))
+            .filter(|slot| slot.owner.as_deref() == principal)
+            .map(|slot| slot.snapshot())
+            .collect()
+    }
+}
+
+/// A status now, with `message`.
+pub(super) fn status(state: TaskState, message: Option<Message>) -> TaskStatus {
+    TaskStatus {
+        state,
+        message,
+        timestamp: Some(chrono::Utc::now()),
+    }
+}
+
+/// Whether a stream of the task's events ends at `state`: the run finished, or waits for its
+/// client.
+fn pauses_at(state: &TaskState) -> bool {
+    state.is_terminal() || *state == TaskState::InputRequired
+}
+
+impl TaskSlot {
+    pub(super) fn id(&self) -> String {
+        lock(&self.state).task.id.clone()
+    }
+
+    pub(super) fn context_id(&self) -> String {
+        lock(&self.state).task.context_id.clone()
+    }
+
+    /// The task as it is now.
+    pub(super) fn snapshot(&self) -> Task {
+        lock(&self.state).task.clone()
+    }
+
+    /// Apply `event` to the task and tell every watcher, in one step (a watcher starting now sees
+    /// either the task before it, and then the event, or the task after it).
+    pub(super) fn publish(&self, event: StreamResponse) {
+        let mut state = lock(&self.state);
+        apply(&mut state.task, &event);
+        // Nobody watching is fine: the task keeps the event.
+        let _ = self.events.send(event);
+    }
+
+    /// A status change to `state`, with `message`.
+    pub(super) fn set_status(&self, state: TaskState, message: Option<Message>) {
+        let (task_id, context_id) = {
+            let state = lock(&self.state);
+            (state.task.id.clone(), state.task.context_id.clone())
+        };
+        self.publish(StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
+            task_id,
+            context_id,
+            status: status(state, message),
+            metadata: None,
+        }));
+    }
+
+    /// The task now, then each change, ending when the run finishes or waits for the client.
+    /// A watcher that falls behind is sent the whole task again.
+    pub(super) fn watch(self: &Arc<Self>) -> BoxStream<'static, Result<StreamResponse, A2AError>> {
+        let (task, receiver) = {
+            let state = lock(&self.state);
+            (state.task.clone(), self.events.subscribe())
+        };
+        let paused = pauses_at(&task.status.state);
+        let slot = Arc::clone(self);
+        let rest = futures::stream::unfold(
+            (receiver, slot, paused),
+            |(mut receiver, slot, ended)| async move {
+                if ended {
+                    return None;
+                }
+                let event = match receiver.recv().await {
+                    Ok(event) => event,
+                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                        StreamResponse::Task(slot.snapshot())
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return None,
+                };
+                let ends = match &event {
+                    StreamResponse::StatusUpdate(update) => pauses_at(&update.status.state),
+                    StreamResponse::Task(task) => pauses_at(&task.status.state),
+                    _ => false,
+                };
+                Some((Ok(event), (receiver, slot, ends)))
+            },
+        );
+        futures::stream::once(async move { Ok(StreamResponse::Task(task)) })
+            .chain(rest)
+            .boxed()
+    }
+
+    /// Hold the run's abort handle.
+    pub(super) fn set_run(&self, run: tokio::task::AbortHandle) {
+        lock(&self.state).run = Some(run);
+    }
+
+    /// Hold the approval the run now waits for.
+    pub(super) fn set_question(&self, question: PendingApproval) {
+        lock(&self.state).question = Some(question);
+    }
+
+    /// The approval the run waits for, taken (to be answered), if it waits for one.
+    pub(super) fn take_question(&self) -> Option<PendingApproval> {
+        lock(&self.state).question.take()
+    }
+
+    /// Stop the run and mark the task canceled; a finished task cannot be.
+    pub(super) fn cancel(&self) -> Result<Task, A2AError> {
+        let run = {
+            let mut state = lock(&self.state);
+            if state.task.status.state.is_terminal() {
+                return Err(A2AError::task_not_cancelable(&state.task.id));
+            }
+            state.question = None;
+            state.run.take()
+        };
+        if let Some(run) = run {
+            // The run's future is dropped: the tool in flight with it.
+            run.abort();
+        }
+        self.set_status(TaskState::Canceled, None);
+        Ok(self.snapshot())
+    }
+}
+
+/// `event` applied to `task`: a status replaces the status (its message joins the history), an
+/// artifact update adds or extends the artifact.
+fn apply(task: &mut Task, event: &StreamResponse) {
+    match event {
+        StreamResponse::StatusUpdate(update) => {
+            // A canceled task stays canceled whatever its aborted run said last.
+            if task.status.state == TaskState::Canceled {
+                return;
+            }
+            if let Some(message) = &update.status.message {
+                task.history
+                    .get_or_insert_with(Vec::new)
+                    .push(message.clone());
+            }
+            task.status = update.status.clone();
+        }
+        StreamResponse::ArtifactUpdate(update) => {
+            let artifacts = task.artifacts.get_or_insert_with(Vec::new);
+            let existing = artifacts
+                .iter_mut()
+                .find(|artifact| artifact.artifact_id == update.artifact.artifact_id);
+            match existing {
+                Some(artifact) if update.append == Some(true) => {
+                    artifact.parts.extend(update.artifact.parts.iter().cloned());
+                }
+                Some(artifact) => *artifact = update.artifact.clone(),
+                None => artifacts.push(update.artifact.clone()),
+            }
+        }
+        StreamResponse::Message(message) => {
+            task.history
+                .get_or_insert_with(Vec::new)
+                .push(message.clone());
+        }
+        StreamResponse::Task(whole) => *task = whole.clone(),
+    }
+}

@@ -1,0 +1,43 @@
+//! Sessions a server starts for a remote caller (an A2A task): on the stream path, as the
+//! caller's principal, with the task's approval desk and, when the server remembers, in the
+//! caller's conversation.
+
+use std::sync::Arc;
+
+use super::run::Caller;
+use super::{Agent, AgentInput, AgentOutput, AgentSession};
+use crate::memory::Remembered;
+use crate::tool::inherited::Ancestor;
+use crate::{ApprovalDesk, ConversationStore};
+
+/// Who a served session is for, and what it may use.
+pub(crate) struct Served {
+    /// The authenticated principal (`InterceptContext::client`), if the server authenticates.
+    pub client: Option<String>,
+    /// Where the session's approvals go unless the agent has a desk of its own.
+    pub desk: ApprovalDesk,
+    /// The conversation it continues: a store and the conversation's id.
+    pub memory: Option<(Arc<dyn ConversationStore>, String)>,
+    /// Policies of the server, judging from above.
+    pub above: Vec<Ancestor>,
+}
+
+impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
+    /// A session on `input` for a remote caller.
+    pub(crate) fn served_session(&self, input: IN, served: Served) -> AgentSession<OUT> {
+        let mut ids = self.next_ids("a2a");
+        if let Some((_, conversation)) = &served.memory {
+            ids.session_id = conversation.clone();
+        }
+        let caller = Caller {
+            client: served.client,
+            desk: Some(served.desk),
+            above: served.above,
+            memory: served
+                .memory
+                .map(|(store, conversation)| Remembered::new(store, conversation)),
+            ..Caller::default()
+        };
+        self.start_session(input, ids, caller)
+    }
+}
