@@ -4,11 +4,13 @@ tests against our `A2aServer`. Usage:
     a2a_client.py BASE_URL TOKEN BINDING SCENARIO [ARG]
 
 BINDING is JSONRPC or HTTP+JSON; TOKEN is sent as `Authorization: Bearer TOKEN` ("-": none).
+With A2A_SUBSCRIBED_MARK set, `subscribe` creates that file once its first event arrived.
 Each scenario prints one JSON object on stdout: what the client received.
 """
 
 import asyncio
 import json
+import os
 import sys
 
 import httpx
@@ -78,8 +80,12 @@ async def main():
             out = as_dict(await client.cancel_task(CancelTaskRequest(id=arg)))
         elif scenario == "subscribe":
             events = []
+            mark = os.environ.get("A2A_SUBSCRIBED_MARK")
             async for event in client.subscribe(SubscribeToTaskRequest(id=arg)):
                 events.append(as_dict(event))
+                if mark and len(events) == 1:
+                    # Tell the test the subscription is live.
+                    open(mark, "w").close()
             out = {"events": events}
         elif scenario == "approve":
             # Ask, read the approval request from the input-required status, answer it.

@@ -41,12 +41,29 @@ pub async fn python_client(
     scenario: &str,
     arg: &str,
 ) -> Value {
+    python_client_marking(python_path, base, token, binding, scenario, arg, None).await
+}
+
+/// [`python_client`], creating the file `mark` once a `subscribe` is live.
+pub async fn python_client_marking(
+    python_path: &str,
+    base: &str,
+    token: &str,
+    binding: &str,
+    scenario: &str,
+    arg: &str,
+    mark: Option<&std::path::Path>,
+) -> Value {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/a2a-peers/a2a_client.py");
-    let run = tokio::process::Command::new("python3")
+    let mut command = tokio::process::Command::new("python3");
+    command
         .args([script, base, token, binding, scenario, arg])
         .env("PYTHONPATH", python_path)
-        .kill_on_drop(true)
-        .output();
+        .kill_on_drop(true);
+    if let Some(mark) = mark {
+        command.env("A2A_SUBSCRIBED_MARK", mark);
+    }
+    let run = command.output();
     let output = tokio::time::timeout(Duration::from_secs(60), run)
         .await
         .expect("the Python A2A client finishes")

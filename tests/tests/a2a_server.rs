@@ -10,7 +10,9 @@ use std::time::Duration;
 
 use agents_kt::{A2aHttpServer, A2aServer, Agent, Decision, Grant, InterceptContext, Verdict};
 use agents_kt_tests::GetWeather;
-use agents_kt_tests::a2a::{DeskModel, SlowReport, python_client, python_path};
+use agents_kt_tests::a2a::{
+    DeskModel, SlowReport, python_client, python_client_marking, python_path,
+};
 use serde_json::{Value, json};
 
 const BINDINGS: [&str; 2] = ["JSONRPC", "HTTP+JSON"];
@@ -537,4 +539,135 @@ async fn bad_requests_get_errors_and_the_server_stays_up() {
         .await
         .unwrap();
     assert_eq!(card.status(), 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_context_is_a_remembered_conversation_of_its_principal() {
+    let store = agents_kt::InMemoryStore::new();
+    let server = A2aServer::builder(helpdesk(&GetWeather::default(), &SlowReport::default()))
+        .authenticator(principal)
+        .memory(&store)
+        .build()
+        .unwrap()
+        .bind("127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    let in_context = |text: &str| json!({"message": {"messageId": text, "role": "ROLE_USER", "contextId": "ctx-1", "parts": [{"text": text}]}});
+    for (who, text) in [("alice", "first"), ("alice", "second"), ("bob", "third")] {
+        let sent = rpc(&server, who, "SendMessage", in_context(text)).await;
+        assert_eq!(
+            sent["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+            "{sent}"
+        );
+    }
+    let contents = |conversation: &str| {
+        let store = store.clone();
+        let conversation = conversation.to_string();
+        async move {
+            use agents_kt::ConversationStore;
+            let loaded = store.load(&conversation).await.unwrap();
+            loaded
+                .messages()
+                .iter()
+                .map(|m| m.content.clone())
+                .collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(
+        contents("a2a/alice/ctx-1").await,
+        ["first", "echo: first", "second", "echo: second"],
+        "alice's two messages in one context are one conversation"
+    );
+    assert_eq!(
+        contents("a2a/bob/ctx-1").await,
+        ["third", "echo: third"],
+        "bob's same context id is his own conversation"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_policy_on_the_server_judges_every_task_it_runs() {
+    let weather = GetWeather::default();
+    let policy = agents_kt::Policy::builder("org")
+        .on_gate_tool_call(|name: &str, _: &Value| match name {
+            "get_weather" => Verdict::deny("weather is off today"),
+            _ => Verdict::Allow,
+        })
+        .build();
+    let server = A2aServer::builder(helpdesk(&weather, &SlowReport::default()))
+        .authenticator(principal)
+        .policy(&policy)
+        .build()
+        .unwrap()
+        .bind("127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    let sent = rpc(
+        &server,
+        "alice",
+        "SendMessage",
+        json!({"message": user_message("weather in Paris")}),
+    )
+    .await;
+    let output = artifact_text(&sent["result"]["task"], "output");
+    assert_eq!(
+        output,
+        "report: ERROR: Tool 'get_weather' denied by policy: weather is off today"
+    );
+    assert!(weather.ran.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subscriber_follows_a_running_task_to_its_end() {
+    let Some(python) = python_path() else { return };
+    let slow = SlowReport::default();
+    let server = serve(helpdesk(&GetWeather::default(), &slow), 100).await;
+    let started = rpc(
+        &server,
+        "alice",
+        "SendMessage",
+        json!({"message": user_message("slowly"), "configuration": {"returnImmediately": true}}),
+    )
+    .await;
+    let id = started["result"]["task"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let url = server.url().to_string();
+    let scratch = agents_kt_tests::scratch::Scratch::new("a2a-subscribe");
+    let mark = scratch.0.join("subscribed");
+    let subscriber = {
+        let (python, id, mark) = (python.clone(), id.clone(), mark.clone());
+        tokio::spawn(async move {
+            let (token, binding) = ("alice", "HTTP+JSON");
+            let mark = Some(mark.as_path());
+            python_client_marking(&python, &url, token, binding, "subscribe", &id, mark).await
+        })
+    };
+    // Once the subscriber is in, cancel: its stream ends with the cancellation.
+    for _ in 0..1200 {
+        if mark.exists() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(
+        mark.exists(),
+        "the subscription never delivered its first event"
+    );
+    let canceled = rpc(&server, "alice", "CancelTask", json!({"id": id})).await;
+    assert_eq!(
+        canceled["result"]["status"]["state"], "TASK_STATE_CANCELED",
+        "{canceled}"
+    );
+    let followed = subscriber.await.unwrap();
+    let events = followed["events"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{followed}"));
+    assert!(events[0].get("task").is_some(), "{followed}");
+    assert_eq!(
+        events[events.len() - 1]["statusUpdate"]["status"]["state"],
+        "TASK_STATE_CANCELED",
+        "{followed}"
+    );
 }
