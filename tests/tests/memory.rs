@@ -238,26 +238,54 @@ async fn a_secret_the_after_tool_chain_removed_never_reaches_the_database_file()
     assert!(contains(&database_bytes(&db), "sk-live-4242"));
 }
 
-/// Two runs of one conversation at once: the one whose tool sleeps longer finds the conversation
-/// moved on and is refused; the store holds the other's messages alone, in order.
-async fn race(store: impl ConversationStore + Clone) {
-    let run = |millis: u64, answer: &'static str| {
-        let store = store.clone();
-        async move {
-            let agent = Agent::<String, String>::builder("desk")
-                .model(ScriptedModel::new([
-                    Reply::tool_call("sleep", json!({"millis": millis})),
-                    Reply::text(answer),
-                ]))
-                .tool(Sleep)
-                .build()
-                .unwrap();
-            agent
-                .run_in(&store, "conv-race", format!("wait {millis}"))
-                .await
-        }
-    };
-    let (fast, slow) = tokio::join!(run(10, "fast done"), run(300, "slow done"));
+/// A store without leases (the trait's defaults): only the version check of `append` keeps
+/// writers apart.
+#[derive(Clone, Default)]
+struct NoLeases(InMemoryStore);
+
+impl ConversationStore for NoLeases {
+    fn load<'a>(
+        &'a self,
+        conversation: &'a str,
+    ) -> futures::future::BoxFuture<'a, Result<agents_kt::Conversation, StoreError>> {
+        self.0.load(conversation)
+    }
+
+    fn append<'a>(
+        &'a self,
+        conversation: &'a str,
+        version: u64,
+        messages: Vec<Message>,
+    ) -> futures::future::BoxFuture<'a, Result<u64, StoreError>> {
+        self.0.append(conversation, version, messages)
+    }
+}
+
+/// An agent whose model calls `sleep` for `millis`, then answers `answer`; and its model.
+fn sleeper(millis: u64, answer: &'static str) -> (Agent<String, String>, ScriptedModel) {
+    let model = ScriptedModel::new([
+        Reply::tool_call("sleep", json!({"millis": millis})),
+        Reply::text(answer),
+    ]);
+    let agent = Agent::<String, String>::builder("desk")
+        .model(model.clone())
+        .tool(Sleep)
+        .build()
+        .unwrap();
+    (agent, model)
+}
+
+/// Two runs of one conversation at once on a store without leases: the one whose tool sleeps
+/// longer finds the conversation moved on and is refused; the store holds the other's messages
+/// alone, in order.
+#[tokio::test]
+async fn without_leases_concurrent_writers_are_refused_never_interleaved() {
+    let store = NoLeases::default();
+    let ((fast_agent, _), (slow_agent, _)) = (sleeper(10, "fast done"), sleeper(300, "slow done"));
+    let (fast, slow) = tokio::join!(
+        fast_agent.run_in(&store, "conv-race", "wait 10".into()),
+        slow_agent.run_in(&store, "conv-race", "wait 300".into())
+    );
     assert_eq!(fast.unwrap(), "fast done");
     match slow {
         Err(AgentError::Memory(StoreError::Conflict {
@@ -271,14 +299,95 @@ async fn race(store: impl ConversationStore + Clone) {
         roles,
         [Role::User, Role::Assistant, Role::Tool, Role::Assistant]
     );
-    assert_eq!(stored.messages()[0].content, "wait 10");
     assert_eq!(stored.messages()[3].content, "fast done");
 }
 
+/// Two runs of one conversation at once: the second waits for the first's lease, then
+/// continues the conversation the first left — its model reads the first's turn.
+async fn one_run_at_a_time(store: impl ConversationStore + Clone) {
+    let ((first_agent, _), (second_agent, second_model)) =
+        (sleeper(300, "first done"), sleeper(10, "second done"));
+    let second = async {
+        // Started while the first holds the conversation.
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        second_agent
+            .run_in(&store, "conv-turns", "wait 10".into())
+            .await
+    };
+    let (first, second) = tokio::join!(
+        first_agent.run_in(&store, "conv-turns", "wait 300".into()),
+        second
+    );
+    assert_eq!(first.unwrap(), "first done");
+    assert_eq!(second.unwrap(), "second done");
+    let seen = contents(&second_model.requests()[0].messages);
+    assert_eq!(
+        seen[..4],
+        [
+            "User: wait 300",
+            "Assistant: ",
+            "Tool: slept",
+            "Assistant: first done"
+        ]
+    );
+    assert_eq!(store.load("conv-turns").await.unwrap().messages().len(), 8);
+}
+
 #[tokio::test]
-async fn concurrent_writers_of_one_conversation_are_refused_never_interleaved() {
-    race(InMemoryStore::new()).await;
-    race(SqliteStore::open(scratch("race").join("memory.db")).unwrap()).await;
+async fn a_second_run_on_a_conversation_waits_for_the_first_and_continues_it() {
+    one_run_at_a_time(InMemoryStore::new()).await;
+    one_run_at_a_time(SqliteStore::open(scratch("lease").join("memory.db")).unwrap()).await;
+}
+
+#[tokio::test]
+async fn past_its_wait_a_run_fails_busy_having_called_no_model() {
+    let store = SqliteStore::open(scratch("busy").join("memory.db")).unwrap();
+    // Another process holds the conversation.
+    assert!(
+        store
+            .lease("conv-busy", "elsewhere", std::time::Duration::from_secs(60))
+            .await
+            .unwrap()
+    );
+    let model = ScriptedModel::new([Reply::text("never")]);
+    let agent = Agent::<String, String>::builder("desk")
+        .model(model.clone())
+        .conversation_wait(std::time::Duration::from_millis(200))
+        .build()
+        .unwrap();
+    let refused = agent.run_in(&store, "conv-busy", "hello".into()).await;
+    match refused {
+        Err(AgentError::Memory(StoreError::Busy { waited_ms, .. })) => assert!(waited_ms >= 200),
+        other => panic!("the run was not refused: {other:?}"),
+    }
+    assert!(model.requests().is_empty(), "no model was called");
+    assert!(store.load("conv-busy").await.unwrap().messages().is_empty());
+}
+
+#[tokio::test]
+async fn a_crashed_holders_lease_runs_out() {
+    let store = SqliteStore::open(scratch("expired").join("memory.db")).unwrap();
+    let ttl = std::time::Duration::from_millis(300);
+    assert!(store.lease("conv-crash", "crashed", ttl).await.unwrap());
+    assert!(!store.lease("conv-crash", "another", ttl).await.unwrap());
+    let agent = Agent::<String, String>::builder("desk")
+        .model(ScriptedModel::new([Reply::text("hello again")]))
+        .build()
+        .unwrap();
+    let started = std::time::Instant::now();
+    assert_eq!(
+        agent
+            .run_in(&store, "conv-crash", "hi".into())
+            .await
+            .unwrap(),
+        "hello again"
+    );
+    assert!(
+        started.elapsed() >= std::time::Duration::from_millis(200),
+        "it waited for the lease to run out"
+    );
+    // And gave it back at its end.
+    assert!(store.lease("conv-crash", "next", ttl).await.unwrap());
 }
 
 #[tokio::test]

@@ -154,6 +154,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             runs: AtomicU64::new(0),
             calls: AtomicU64::new(0),
             approval_desk: self.approval_desk,
+            conversation_wait: self.conversation_wait,
             handoffs: self.handoffs,
             tree_links: Arc::new(tree_links),
             manifest,

@@ -79,6 +79,7 @@ pub struct AgentBuilder<IN, OUT> {
     pub(super) observers: Observers,
     pub(super) errors: Vec<BuildError>,
     pub(super) approval_desk: Option<crate::ApprovalDesk>,
+    pub(super) conversation_wait: std::time::Duration,
     /// The tools that hand the conversation over (`transfer_to_<name>`).
     pub(super) handoffs: Vec<Arc<str>>,
     pub(super) model_chooses: bool,
@@ -120,6 +121,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             constraints: Vec::new(),
             last: None,
             approval_desk: None,
+            conversation_wait: std::time::Duration::from_secs(10),
             handoffs: Vec::new(),
             model_chooses: false,
             capture_content: None,
@@ -531,6 +533,25 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
     /// journal them (a durable engine suspends the run while it waits).
     pub fn approvals(mut self, desk: crate::ApprovalDesk) -> Self {
         self.approval_desk = Some(desk);
+        self
+    }
+
+    /// How long a run in a remembered conversation (`run_in`, `session_in`) waits for another
+    /// run on the same conversation to finish before it fails with
+    /// [`StoreError::Busy`](crate::StoreError::Busy) — having called no model and run no tool
+    /// (default 10 s; a lease whose holder crashed runs out after 2 minutes).
+    ///
+    /// ```
+    /// use agents_kt::{Agent, ScriptedModel};
+    /// let agent = Agent::<String, String>::builder("desk")
+    ///     .model(ScriptedModel::default())
+    ///     .conversation_wait(std::time::Duration::from_secs(30))
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = agent;
+    /// ```
+    pub fn conversation_wait(mut self, wait: std::time::Duration) -> Self {
+        self.conversation_wait = wait;
         self
     }
 

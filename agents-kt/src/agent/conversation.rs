@@ -48,7 +48,11 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
     ) -> Result<OUT, AgentError> {
         let caller = Caller {
             extensions,
-            memory: Some(remembered(store, conversation)),
+            memory: Some(remembered(
+                store,
+                conversation,
+                self.inner.core.conversation_wait,
+            )),
             ..Caller::default()
         };
         let mut ids = self.next_ids("run");
@@ -66,7 +70,11 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         input: IN,
     ) -> AgentSession<OUT> {
         let caller = Caller {
-            memory: Some(remembered(store, conversation)),
+            memory: Some(remembered(
+                store,
+                conversation,
+                self.inner.core.conversation_wait,
+            )),
             ..Caller::default()
         };
         let mut ids = self.next_ids("session");
@@ -75,6 +83,10 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
     }
 }
 
-fn remembered<S: ConversationStore + Clone>(store: &S, conversation: &str) -> Remembered {
-    Remembered::new(Arc::new(store.clone()), conversation.to_string())
+fn remembered<S: ConversationStore + Clone>(
+    store: &S,
+    conversation: &str,
+    wait: std::time::Duration,
+) -> Remembered {
+    Remembered::new(Arc::new(store.clone()), conversation.to_string(), wait)
 }

@@ -117,6 +117,8 @@ pub(crate) struct Core<OUT> {
     calls: AtomicU64,
     /// Where approvals go in runs without a journal.
     approval_desk: Option<crate::ApprovalDesk>,
+    /// How long a run waits for another run's lease on the conversation it continues.
+    conversation_wait: std::time::Duration,
     /// The tools that hand the conversation over to another agent.
     handoffs: Vec<Arc<str>>,
     /// The links every agent this one runs inherits: its gates (and its tool interceptors, when
@@ -591,6 +593,10 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
                 Ok(Ok(result)) => result,
             };
             unfinished.0 = None;
+            // The conversation is free for the next run before this one reports its end.
+            if let Some(memory) = run.memory() {
+                memory.release().await;
+            }
             match &result {
                 Ok(output) => run.report(Step::RunCompleted { output }),
                 Err(error) => run.report(Step::RunFailed { error }),

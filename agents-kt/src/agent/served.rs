@@ -29,13 +29,14 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         if let Some((_, conversation)) = &served.memory {
             ids.session_id = conversation.clone();
         }
+        let wait = self.inner.core.conversation_wait;
         let caller = Caller {
             client: served.client,
             desk: Some(served.desk),
             above: served.above,
             memory: served
                 .memory
-                .map(|(store, conversation)| Remembered::new(store, conversation)),
+                .map(|(store, conversation)| Remembered::new(store, conversation, wait)),
             ..Caller::default()
         };
         self.start_session(input, ids, caller)

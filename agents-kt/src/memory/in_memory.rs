@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use futures::future::BoxFuture;
 
@@ -26,6 +27,8 @@ use crate::Message;
 #[derive(Debug, Clone, Default)]
 pub struct InMemoryStore {
     conversations: Arc<Mutex<HashMap<String, Vec<Message>>>>,
+    /// Per conversation: who holds its lease, and until when.
+    leases: Arc<Mutex<HashMap<String, (String, Instant)>>>,
 }
 
 impl InMemoryStore {
@@ -64,5 +67,38 @@ impl ConversationStore for InMemoryStore {
             })
         };
         Box::pin(std::future::ready(result))
+    }
+
+    fn lease<'a>(
+        &'a self,
+        conversation: &'a str,
+        holder: &'a str,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        let mut leases = self.leases.lock().unwrap_or_else(|p| p.into_inner());
+        let now = Instant::now();
+        let free = match leases.get(conversation) {
+            Some((owner, until)) => owner == holder || *until <= now,
+            None => true,
+        };
+        if free {
+            leases.insert(conversation.to_string(), (holder.to_string(), now + ttl));
+        }
+        Box::pin(std::future::ready(Ok(free)))
+    }
+
+    fn release<'a>(
+        &'a self,
+        conversation: &'a str,
+        holder: &'a str,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        let mut leases = self.leases.lock().unwrap_or_else(|p| p.into_inner());
+        if leases
+            .get(conversation)
+            .is_some_and(|(owner, _)| owner == holder)
+        {
+            leases.remove(conversation);
+        }
+        Box::pin(std::future::ready(Ok(())))
     }
 }

@@ -8,6 +8,13 @@
 //! conversation it continues, and a store refuses an append to a conversation that moved on
 //! ([`StoreError::Conflict`]); the run that lost ends with [`AgentError::Memory`] and
 //! nothing of it is stored after that point.
+//!
+//! And one run at a time: before its first model call a run takes the conversation's lease
+//! ([`ConversationStore::lease`]), so a second run on the same conversation waits (bounded,
+//! `AgentBuilder::conversation_wait`) and then fails with [`StoreError::Busy`] before it calls a
+//! model or a tool — instead of doing its work and learning of the conflict only when it
+//! appends. A lease runs out after a while without renewal (each stored turn renews it), so a
+//! crashed holder does not lock the conversation for good.
 
 mod in_memory;
 pub(crate) mod remembered;
@@ -18,6 +25,8 @@ pub use in_memory::InMemoryStore;
 pub(crate) use remembered::Remembered;
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
+
+use std::time::Duration;
 
 use futures::future::BoxFuture;
 
@@ -55,6 +64,29 @@ pub trait ConversationStore: Send + Sync + 'static {
         version: u64,
         messages: Vec<Message>,
     ) -> BoxFuture<'a, Result<u64, StoreError>>;
+
+    /// Take (or renew) the conversation's lease for `holder` for `ttl`: `true` when `holder` now
+    /// holds it, `false` while another holder's lease runs. The default takes nothing and says
+    /// `true` (a store of your own without leases keeps only the version check of `append`).
+    fn lease<'a>(
+        &'a self,
+        conversation: &'a str,
+        holder: &'a str,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        let _ = (conversation, holder, ttl);
+        Box::pin(std::future::ready(Ok(true)))
+    }
+
+    /// Give the lease back, if `holder` holds it. The default does nothing.
+    fn release<'a>(
+        &'a self,
+        conversation: &'a str,
+        holder: &'a str,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        let _ = (conversation, holder);
+        Box::pin(std::future::ready(Ok(())))
+    }
 }
 
 /// A stored conversation: its messages, oldest first, and its version (how many there are).
@@ -125,6 +157,18 @@ pub enum StoreError {
         position: u64,
         /// What did not fit.
         reason: String,
+    },
+    /// Another run holds the conversation, and it was not free within the wait: nothing of this
+    /// run happened (no model was called, no tool ran).
+    #[error(
+        "conversation '{conversation}' is in use by another run (waited {waited_ms} ms for it): nothing of this run happened; run again when the other has finished"
+    )]
+    #[non_exhaustive]
+    Busy {
+        /// The conversation.
+        conversation: String,
+        /// How long this run waited for it.
+        waited_ms: u64,
     },
     /// The store itself failed (its database could not be opened, read or written).
     #[error("the conversation store failed: {0}")]

@@ -60,7 +60,12 @@ impl SqliteStore {
                      position     INTEGER NOT NULL,
                      message      TEXT NOT NULL,
                      PRIMARY KEY (conversation, position)
-                 )",
+                 );
+                 CREATE TABLE IF NOT EXISTS agents_kt_leases (
+                     conversation TEXT PRIMARY KEY,
+                     holder       TEXT NOT NULL,
+                     until_ms     INTEGER NOT NULL
+                 );",
             )
             .map_err(backend)?;
         Ok(SqliteStore {
@@ -165,6 +170,70 @@ impl ConversationStore for SqliteStore {
             Ok(version + texts.len() as u64)
         })
     }
+
+    fn lease<'a>(
+        &'a self,
+        conversation: &'a str,
+        holder: &'a str,
+        ttl: std::time::Duration,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        let (id, holder) = (conversation.to_string(), holder.to_string());
+        self.blocking(move |connection| {
+            // Decided and taken in one immediate transaction: two processes cannot both win.
+            let transaction = connection
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(backend)?;
+            let now = now_ms();
+            let held: Option<(String, i64)> = transaction
+                .query_row(
+                    "SELECT holder, until_ms FROM agents_kt_leases WHERE conversation = ?1",
+                    params![id],
+                    |row| Ok((row.get(0)?, row.get(1)?)),
+                )
+                .optional()
+                .map_err(backend)?;
+            let free = held.is_none_or(|(owner, until)| owner == holder || until <= now);
+            if free {
+                let until = now.saturating_add(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX));
+                transaction
+                    .execute(
+                        "INSERT INTO agents_kt_leases (conversation, holder, until_ms)
+                         VALUES (?1, ?2, ?3)
+                         ON CONFLICT (conversation) DO UPDATE SET holder = ?2, until_ms = ?3",
+                        params![id, holder, until],
+                    )
+                    .map_err(backend)?;
+            }
+            transaction.commit().map_err(backend)?;
+            Ok(free)
+        })
+    }
+
+    fn release<'a>(
+        &'a self,
+        conversation: &'a str,
+        holder: &'a str,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        let (id, holder) = (conversation.to_string(), holder.to_string());
+        self.blocking(move |connection| {
+            connection
+                .execute(
+                    "DELETE FROM agents_kt_leases WHERE conversation = ?1 AND holder = ?2",
+                    params![id, holder],
+                )
+                .map_err(backend)?;
+            Ok(())
+        })
+    }
+}
+
+/// Milliseconds since the Unix epoch: leases are shared by processes, so they need a clock all
+/// of them read alike.
+fn now_ms() -> i64 {
+    let since_epoch = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+    since_epoch.map_or(0, |elapsed| {
+        i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX)
+    })
 }
 
 fn backend(error: rusqlite::Error) -> StoreError {
