@@ -134,6 +134,17 @@ async fn the_card_names_the_agent_its_bindings_and_its_io_schemas() {
     assert_eq!(extension["uri"], agents_kt::IO_SCHEMAS_EXTENSION);
     assert_eq!(extension["params"]["input"]["type"], "string");
     assert_eq!(extension["params"]["output"]["type"], "string");
+    // It says the server wants a bearer token.
+    assert_eq!(
+        raw["securitySchemes"]["bearer"]["httpAuthSecurityScheme"]["scheme"], "Bearer",
+        "{raw}"
+    );
+    assert!(
+        raw["securityRequirements"]
+            .as_array()
+            .is_some_and(|r| !r.is_empty()),
+        "{raw}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

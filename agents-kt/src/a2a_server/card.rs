@@ -7,7 +7,8 @@ use std::collections::HashMap;
 
 use a2a::{
     AgentCapabilities, AgentCard, AgentExtension, AgentInterface, AgentSkill,
-    TRANSPORT_PROTOCOL_HTTP_JSON, TRANSPORT_PROTOCOL_JSONRPC,
+    HttpAuthSecurityScheme, SecurityScheme, TRANSPORT_PROTOCOL_HTTP_JSON,
+    TRANSPORT_PROTOCOL_JSONRPC,
 };
 use schemars::JsonSchema;
 use serde_json::Value;
@@ -17,6 +18,9 @@ use crate::{Agent, AgentInput, AgentOutput};
 /// The extension carrying the agent's input and output schemas (`params.input`,
 /// `params.output`).
 pub const IO_SCHEMAS_EXTENSION: &str = "urn:agents-kt:a2a:io-schemas:v1";
+
+/// The card's name for the bearer scheme an authenticating server requires.
+const BEARER: &str = "bearer";
 
 /// Where the HTTP+JSON binding is mounted, under the server's base URL.
 pub(super) const REST_PATH: &str = "/rest";
@@ -37,12 +41,14 @@ pub(super) fn capabilities(input: Value, output: Value) -> AgentCapabilities {
     }
 }
 
-/// The card of `agent` served at `base_url` (JSON-RPC at the base, HTTP+JSON under `/rest`).
+/// The card of `agent` served at `base_url` (JSON-RPC at the base, HTTP+JSON under `/rest`);
+/// `bearer`: the server authenticates, and the card says a bearer token is required.
 pub(super) fn card<IN, OUT>(
     agent: &Agent<IN, OUT>,
     description: &str,
     version: &str,
     base_url: &str,
+    bearer: bool,
 ) -> AgentCard
 where
     IN: AgentInput + JsonSchema,
@@ -87,8 +93,18 @@ where
         provider: None,
         documentation_url: None,
         icon_url: None,
-        security_schemes: None,
-        security_requirements: None,
+        security_schemes: bearer.then(|| {
+            let scheme = HttpAuthSecurityScheme {
+                scheme: "Bearer".to_string(),
+                description: Some(
+                    "the server's authenticator reads the Authorization header".to_string(),
+                ),
+                bearer_format: None,
+            };
+            HashMap::from([(BEARER.to_string(), SecurityScheme::HttpAuth(scheme))])
+        }),
+        security_requirements: bearer
+            .then(|| vec![HashMap::from([(BEARER.to_string(), Vec::new())])]),
         signatures: None,
     }
 }

@@ -154,11 +154,13 @@ where
             .public_url
             .clone()
             .unwrap_or_else(|| format!("http://{address}"));
+        let bearer = settings.authenticator.is_some();
         let card = card::card(
             &settings.agent,
             &settings.description,
             &settings.version,
             &url,
+            bearer,
         );
         let admission = Arc::new(Admission {
             authenticator: settings.authenticator,
