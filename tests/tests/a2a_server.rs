@@ -682,3 +682,53 @@ async fn a_subscriber_follows_a_running_task_to_its_end() {
         "{followed}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_tasks_shows_a_principal_its_own_tasks_page_by_page() {
+    let server = serve(
+        helpdesk(&GetWeather::default(), &SlowReport::default()),
+        100,
+    )
+    .await;
+    for text in ["one", "two", "three"] {
+        rpc(
+            &server,
+            "alice",
+            "SendMessage",
+            json!({"message": user_message(text)}),
+        )
+        .await;
+    }
+    rpc(
+        &server,
+        "bob",
+        "SendMessage",
+        json!({"message": user_message("bob's")}),
+    )
+    .await;
+    let first = rpc(&server, "alice", "ListTasks", json!({"pageSize": 2})).await;
+    let page = &first["result"];
+    assert_eq!(page["tasks"].as_array().map(Vec::len), Some(2), "{first}");
+    assert_eq!(page["totalSize"], 3, "bob's task is not alice's: {first}");
+    let token = page["nextPageToken"].as_str().unwrap().to_string();
+    let second = rpc(
+        &server,
+        "alice",
+        "ListTasks",
+        json!({"pageSize": 2, "pageToken": token}),
+    )
+    .await;
+    assert_eq!(
+        second["result"]["tasks"].as_array().map(Vec::len),
+        Some(1),
+        "{second}"
+    );
+    assert!(
+        second["result"]
+            .get("nextPageToken")
+            .is_none_or(|t| t == ""),
+        "{second}"
+    );
+    let forged = rpc(&server, "alice", "ListTasks", json!({"pageToken": "x"})).await;
+    assert!(forged.get("error").is_some(), "{forged}");
+}

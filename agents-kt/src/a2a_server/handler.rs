@@ -27,6 +27,10 @@ use crate::agent::served::Served;
 use crate::tool::inherited::Ancestor;
 use crate::{Agent, AgentInput, AgentOutput, ApprovalAnswer, ApprovalDesk, ConversationStore};
 
+/// Tasks on a page of `ListTasks` unless the client asks for another size, and at most.
+const DEFAULT_PAGE: usize = 50;
+const MAX_PAGE: usize = 100;
+
 /// A task started or resumed, and its events from then on.
 type Begun = (Arc<TaskSlot>, Events);
 
@@ -229,7 +233,7 @@ where
         params: &ServiceParams,
         request: ListTasksRequest,
     ) -> Result<ListTasksResponse, A2AError> {
-        let tasks: Vec<Task> = self
+        let matching: Vec<Task> = self
             .tasks
             .owned_by(principal(params).as_deref())
             .into_iter()
@@ -245,14 +249,39 @@ where
                     .as_ref()
                     .is_none_or(|state| *state == task.status.state)
             })
+            .collect();
+        // Pages by position: the token is where the next page starts.
+        let start = match request.page_token.as_deref() {
+            None | Some("") => 0,
+            Some(token) => token.parse::<usize>().map_err(|_| {
+                A2AError::invalid_params(format!(
+                    "page token '{token}' is not one this server gave"
+                ))
+            })?,
+        };
+        let size = request
+            .page_size
+            .and_then(|size| usize::try_from(size).ok())
+            .filter(|size| *size > 0)
+            .unwrap_or(DEFAULT_PAGE)
+            .min(MAX_PAGE);
+        let total = matching.len();
+        let tasks: Vec<Task> = matching
+            .into_iter()
+            .skip(start)
+            .take(size)
             .map(|task| trimmed(task, request.history_length))
             .collect();
-        let total = i32::try_from(tasks.len()).unwrap_or(i32::MAX);
+        let next = start + tasks.len();
         Ok(ListTasksResponse {
+            page_size: i32::try_from(tasks.len()).unwrap_or(i32::MAX),
             tasks,
-            next_page_token: String::new(),
-            page_size: total,
-            total_size: total,
+            next_page_token: if next < total {
+                next.to_string()
+            } else {
+                String::new()
+            },
+            total_size: i32::try_from(total).unwrap_or(i32::MAX),
         })
     }
 
