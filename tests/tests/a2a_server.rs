@@ -375,40 +375,41 @@ fn user_message(text: &str) -> Value {
     json!({"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": text}]})
 }
 
+/// Start the slow report as `alice`, not waiting for it: the answer (its task, when accepted).
+async fn start_slowly(server: &A2aHttpServer) -> Value {
+    let message =
+        json!({"message": user_message("slowly"), "configuration": {"returnImmediately": true}});
+    rpc(server, "alice", "SendMessage", message).await
+}
+
+/// Wait (up to 30 s) until `done` says so.
+async fn eventually(mut done: impl FnMut() -> bool) {
+    for _ in 0..1200 {
+        if done() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancel_stops_the_run_and_reaches_the_tool_in_flight() {
     let Some(python) = python_path() else { return };
     let slow = SlowReport::default();
     let server = serve(helpdesk(&GetWeather::default(), &slow), 100).await;
-    let started = rpc(
-        &server,
-        "alice",
-        "SendMessage",
-        json!({"message": user_message("slowly"), "configuration": {"returnImmediately": true}}),
-    )
-    .await;
+    let started = start_slowly(&server).await;
     let id = started["result"]["task"]["id"]
         .as_str()
         .unwrap_or_else(|| panic!("{started}"))
         .to_string();
-    for _ in 0..200 {
-        if !slow.log.is_empty() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
+    eventually(|| !slow.log.is_empty()).await;
     assert_eq!(slow.log.entries(), ["started"]);
     let canceled = python_client(&python, server.url(), "alice", "JSONRPC", "cancel", &id).await;
     assert_eq!(
         canceled["status"]["state"], "TASK_STATE_CANCELED",
         "{canceled}"
     );
-    for _ in 0..200 {
-        if slow.log.len() == 2 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
+    eventually(|| slow.log.len() == 2).await;
     assert_eq!(
         slow.log.entries(),
         ["started", "dropped"],
@@ -528,13 +529,7 @@ async fn bad_requests_get_errors_and_the_server_stays_up() {
     assert_eq!(oversized.status(), 413);
 
     // One task at most: while it runs, another is refused, saying why.
-    let first = rpc(
-        &server,
-        "alice",
-        "SendMessage",
-        json!({"message": user_message("slowly"), "configuration": {"returnImmediately": true}}),
-    )
-    .await;
+    let first = start_slowly(&server).await;
     assert!(first.get("result").is_some(), "{first}");
     let second = rpc(
         &server,
@@ -633,13 +628,7 @@ async fn a_subscriber_follows_a_running_task_to_its_end() {
     let Some(python) = python_path() else { return };
     let slow = SlowReport::default();
     let server = serve(helpdesk(&GetWeather::default(), &slow), 100).await;
-    let started = rpc(
-        &server,
-        "alice",
-        "SendMessage",
-        json!({"message": user_message("slowly"), "configuration": {"returnImmediately": true}}),
-    )
-    .await;
+    let started = start_slowly(&server).await;
     let id = started["result"]["task"]["id"]
         .as_str()
         .unwrap()
@@ -656,12 +645,7 @@ async fn a_subscriber_follows_a_running_task_to_its_end() {
         })
     };
     // Once the subscriber is in, cancel: its stream ends with the cancellation.
-    for _ in 0..1200 {
-        if mark.exists() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
+    eventually(|| mark.exists()).await;
     assert!(
         mark.exists(),
         "the subscription never delivered its first event"
