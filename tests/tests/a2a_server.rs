@@ -70,6 +70,15 @@ async fn serve(agent: Agent<String, String>, max_tasks: usize) -> A2aHttpServer 
         .unwrap()
 }
 
+/// The help desk with tools nobody inspects, served.
+async fn serve_helpdesk() -> A2aHttpServer {
+    serve(
+        helpdesk(&GetWeather::default(), &SlowReport::default()),
+        100,
+    )
+    .await
+}
+
 /// The task a blocking send returned.
 fn task_of(result: &Value) -> &Value {
     let events = result["events"]
@@ -107,11 +116,7 @@ fn history_text(task: &Value) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_card_names_the_agent_its_bindings_and_its_io_schemas() {
     let Some(python) = python_path() else { return };
-    let server = serve(
-        helpdesk(&GetWeather::default(), &SlowReport::default()),
-        100,
-    )
-    .await;
+    let server = serve_helpdesk().await;
     let card = python_client(&python, server.url(), "alice", "JSONRPC", "card", "").await;
     assert_eq!(card["name"], "helpdesk", "{card}");
     assert_eq!(card["description"], "Answers weather questions.");
@@ -229,11 +234,7 @@ async fn send_message_runs_the_agent_through_its_guard_over_both_bindings() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stream_begins_with_the_task_and_ends_when_it_completes() {
     let Some(python) = python_path() else { return };
-    let server = serve(
-        helpdesk(&GetWeather::default(), &SlowReport::default()),
-        100,
-    )
-    .await;
+    let server = serve_helpdesk().await;
     for binding in BINDINGS {
         let streamed = python_client(
             &python,
@@ -318,11 +319,7 @@ async fn gates_judge_per_caller_and_a_denied_skill_fails_the_task() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn another_principals_task_is_not_found_even_with_a_forged_principal_header() {
     let Some(python) = python_path() else { return };
-    let server = serve(
-        helpdesk(&GetWeather::default(), &SlowReport::default()),
-        100,
-    )
-    .await;
+    let server = serve_helpdesk().await;
     let sent = python_client(&python, server.url(), "alice", "HTTP+JSON", "send", "hello").await;
     let id = task_of(&sent)["id"].as_str().unwrap().to_string();
     let own = python_client(&python, server.url(), "alice", "HTTP+JSON", "get", &id).await;
@@ -669,11 +666,7 @@ async fn a_subscriber_follows_a_running_task_to_its_end() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn list_tasks_shows_a_principal_its_own_tasks_page_by_page() {
-    let server = serve(
-        helpdesk(&GetWeather::default(), &SlowReport::default()),
-        100,
-    )
-    .await;
+    let server = serve_helpdesk().await;
     for text in ["one", "two", "three"] {
         rpc(
             &server,

@@ -20,6 +20,23 @@ fn weather(city: &str) -> ScriptedModel {
     ])
 }
 
+/// An agent `name` on `model` whose every `get_weather` call (logged in `ran`) waits for an
+/// approval at `desk`.
+fn forecaster(
+    name: &str,
+    model: &ScriptedModel,
+    ran: &GetWeather,
+    desk: &ApprovalDesk,
+) -> Agent<String, String> {
+    Agent::<String, String>::builder(name)
+        .model(model.clone())
+        .tool(ran.clone())
+        .approvals(desk.clone())
+        .grant(Grant::confirm::<GetWeather>())
+        .build()
+        .unwrap()
+}
+
 /// Wait until `n` questions wait.
 async fn waiting(inbox: &ApprovalInbox, n: usize) -> Vec<ApprovalRequest> {
     for _ in 0..500 {
@@ -40,17 +57,11 @@ async fn two_runs_and_a_child_wait_at_once_and_are_answered_out_of_order() {
     let (desk, inbox) = ApprovalDesk::new();
     let mut changes = inbox.changes();
     let ran = GetWeather::default();
-    let forecaster = |model: &ScriptedModel| {
-        Agent::<String, String>::builder("forecaster")
-            .model(model.clone())
-            .tool(ran.clone())
-            .approvals(desk.clone())
-            .grant(Grant::confirm::<GetWeather>())
-            .build()
-            .unwrap()
-    };
     let (oslo, bergen) = (weather("Oslo"), weather("Bergen"));
-    let (first, second) = (forecaster(&oslo), forecaster(&bergen));
+    let (first, second) = (
+        forecaster("forecaster", &oslo, &ran, &desk),
+        forecaster("forecaster", &bergen, &ran, &desk),
+    );
     // A parent whose child has no desk: the child asks the parent's.
     let child_model = weather("Tromsø");
     let child = Agent::<String, String>::builder("looker")
@@ -175,13 +186,7 @@ async fn a_question_whose_run_ended_is_withdrawn_and_nobody_left_to_answer_denie
     let (desk, inbox) = ApprovalDesk::new();
     let mut changes = inbox.changes();
     let model = weather("Oslo");
-    let agent = Agent::<String, String>::builder("forecaster")
-        .model(model.clone())
-        .tool(GetWeather::default())
-        .approvals(desk.clone())
-        .grant(Grant::confirm::<GetWeather>())
-        .build()
-        .unwrap();
+    let agent = forecaster("forecaster", &model, &GetWeather::default(), &desk);
     // A run given up while it waits: its question is withdrawn.
     let run = agent.run("weather?".into());
     assert!(
@@ -202,13 +207,8 @@ async fn a_question_whose_run_ended_is_withdrawn_and_nobody_left_to_answer_denie
     // Every inbox dropped: the next question is denied at once, saying why.
     drop((inbox, changes));
     let model = weather("Oslo");
-    let agent = Agent::<String, String>::builder("forecaster")
-        .model(model.clone())
-        .tool(GetWeather::default())
-        .approvals(desk)
-        .grant(Grant::confirm::<GetWeather>())
-        .build()
-        .unwrap();
+    let agent = forecaster("forecaster", &model, &GetWeather::default(), &desk);
+    drop(desk);
     agent.run("weather?".into()).await.unwrap();
     assert!(
         last_message(&model, 1).contains("nobody reads the approval desk"),
@@ -232,19 +232,10 @@ async fn asking_process_of_the_sqlite_inbox_tests() {
     };
     let (desk, _inbox) = ApprovalDesk::sqlite(file).unwrap();
     let ran = GetWeather::default();
-    let forecaster = |name: &str, model: &ScriptedModel| {
-        Agent::<String, String>::builder(name)
-            .model(model.clone())
-            .tool(ran.clone())
-            .approvals(desk.clone())
-            .grant(Grant::confirm::<GetWeather>())
-            .build()
-            .unwrap()
-    };
     let (oslo, bergen) = (weather("Oslo"), weather("Bergen"));
     let (first, second) = (
-        forecaster("oslo-desk", &oslo),
-        forecaster("bergen-desk", &bergen),
+        forecaster("oslo-desk", &oslo, &ran, &desk),
+        forecaster("bergen-desk", &bergen, &ran, &desk),
     );
     let (a, b) = tokio::join!(first.run("weather?".into()), second.run("weather?".into()));
     let outcome = json!({

@@ -133,15 +133,15 @@ fn report<OUT: Serialize>(task: &TaskSlot, event: AgentEvent<OUT>, streamed: &mu
 /// A message from the agent on `task`.
 fn agent_message(task: &TaskSlot, parts: Vec<Part>) -> Message {
     let mut message = Message::new(Role::Agent, parts);
-    message.task_id = Some(task.id());
-    message.context_id = Some(task.context_id());
+    message.task_id = Some(task.id().to_string());
+    message.context_id = Some(task.context_id().to_string());
     message
 }
 
 fn artifact(task: &TaskSlot, id: &str, part: Part, append: bool, last: bool) {
     task.publish(StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
-        task_id: task.id(),
-        context_id: task.context_id(),
+        task_id: task.id().to_string(),
+        context_id: task.context_id().to_string(),
         artifact: Artifact {
             artifact_id: id.to_string(),
             name: Some(id.to_string()),

@@ -128,7 +128,7 @@ where
             .clone()
             .unwrap_or_else(a2a::new_context_id);
         let slot = self.tasks.create(principal.clone(), context_id.clone())?;
-        message.task_id = Some(slot.id());
+        message.task_id = Some(slot.id().to_string());
         message.context_id = Some(context_id.clone());
         slot.publish(StreamResponse::Message(message));
         let events = slot.watch();
@@ -172,7 +172,7 @@ where
                 return Err(error);
             }
         };
-        message.context_id = Some(slot.context_id());
+        message.context_id = Some(slot.context_id().to_string());
         slot.publish(StreamResponse::Message(message));
         slot.set_status(TaskState::Working, None);
         let events = slot.watch();
@@ -301,7 +301,7 @@ where
         request: SubscribeToTaskRequest,
     ) -> Result<Events, A2AError> {
         let slot = self.tasks.get(&request.id, principal(params).as_deref())?;
-        if slot.snapshot().status.state.is_terminal() {
+        if slot.is_finished() {
             return Err(A2AError::unsupported_operation(format!(
                 "task {} has finished: read it with GetTask",
                 request.id

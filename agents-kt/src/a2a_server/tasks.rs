@@ -30,6 +30,9 @@ struct Table {
 
 /// One task.
 pub(super) struct TaskSlot {
+    /// Its id and context, fixed at creation (read without the lock).
+    id: String,
+    context_id: String,
     /// The principal that created it (`None` without an authenticator): only it may read,
     /// continue or cancel the task.
     owner: Option<String>,
@@ -67,12 +70,10 @@ impl TaskTable {
     ) -> Result<Arc<TaskSlot>, A2AError> {
         let mut table = lock(&self.state);
         if table.slots.len() >= self.max {
-            let finished = table.order.iter().position(|id| {
-                table
-                    .slots
-                    .get(id)
-                    .is_some_and(|slot| slot.snapshot().status.state.is_terminal())
-            });
+            let finished = table
+                .order
+                .iter()
+                .position(|id| table.slots.get(id).is_some_and(|slot| slot.is_finished()));
             let Some(position) = finished else {
                 return Err(A2AError::unsupported_operation(format!(
                     "the server holds its maximum of {} live tasks; try again when one has finished",
@@ -86,7 +87,7 @@ impl TaskTable {
         let id = a2a::new_task_id();
         let task = Task {
             id: id.clone(),
-            context_id,
+            context_id: context_id.clone(),
             status: status(TaskState::Submitted, None),
             artifacts: None,
             history: None,
@@ -94,6 +95,8 @@ impl TaskTable {
         };
         let (events, _) = broadcast::channel(WATCH_BUFFER);
         let slot = Arc::new(TaskSlot {
+            id: id.clone(),
+            context_id,
             owner,
             state: Mutex::new(SlotState {
                 task,
@@ -154,12 +157,17 @@ fn pauses_at(state: &TaskState) -> bool {
 }
 
 impl TaskSlot {
-    pub(super) fn id(&self) -> String {
-        lock(&self.state).task.id.clone()
+    pub(super) fn id(&self) -> &str {
+        &self.id
     }
 
-    pub(super) fn context_id(&self) -> String {
-        lock(&self.state).task.context_id.clone()
+    pub(super) fn context_id(&self) -> &str {
+        &self.context_id
+    }
+
+    /// Whether the task has finished (without copying it).
+    pub(super) fn is_finished(&self) -> bool {
+        lock(&self.state).task.status.state.is_terminal()
     }
 
     /// The task as it is now.
@@ -178,13 +186,9 @@ impl TaskSlot {
 
     /// A status change to `state`, with `message`.
     pub(super) fn set_status(&self, state: TaskState, message: Option<Message>) {
-        let (task_id, context_id) = {
-            let state = lock(&self.state);
-            (state.task.id.clone(), state.task.context_id.clone())
-        };
         self.publish(StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
-            task_id,
-            context_id,
+            task_id: self.id.clone(),
+            context_id: self.context_id.clone(),
             status: status(state, message),
             metadata: None,
         }));
