@@ -72,12 +72,16 @@
 #![forbid(unsafe_code)]
 
 #[cfg(feature = "a2a")]
+mod a2a_client;
+#[cfg(feature = "a2a")]
 mod a2a_server;
 mod agent;
 pub(crate) mod approval;
 mod budget;
 pub mod chain;
 mod error;
+#[cfg(any(feature = "http", feature = "a2a"))]
+mod error_chain;
 pub mod events;
 pub(crate) mod journal;
 mod ledger;
@@ -94,6 +98,8 @@ mod observers;
 mod policy;
 #[cfg(feature = "http")]
 mod providers;
+#[cfg(any(feature = "mcp-client", feature = "a2a"))]
+mod schema_fit;
 /// Entry points for `cargo fuzz` (see `fuzz/`): not part of the API.
 #[cfg(all(feature = "fuzzing", feature = "http"))]
 #[doc(hidden)]
@@ -117,6 +123,8 @@ pub mod mcp {
 }
 
 #[cfg(feature = "a2a")]
+pub use a2a_client::{A2aAgent, A2aAgentBuilder, A2aClientError, A2aTool};
+#[cfg(feature = "a2a")]
 pub use a2a_server::{
     A2aHttpServer, A2aServeError, A2aServer, A2aServerBuilder, IO_SCHEMAS_EXTENSION,
 };
@@ -124,7 +132,7 @@ pub use a2a_server::{
 pub use agent::AgentArgs;
 pub use agent::{
     Agent, AgentBuilder, AgentInput, AgentOutput, AgentRef, AgentSession, AgentTool, EventStream,
-    IntoSkill, Manifest, Skill, SkillContext, SkillError, ToolSet,
+    HandoffTarget, IntoSkill, Manifest, Skill, SkillContext, SkillError, SubAgentTool, ToolSet,
 };
 pub use approval::{
     Approval, ApprovalAnswer, ApprovalDesk, ApprovalInbox, ApprovalRequest, Approver, InboxChange,

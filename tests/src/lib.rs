@@ -2,6 +2,7 @@
 //! recorded (so a test can prove a tool did or did not run), and a recorder for observers.
 
 pub mod a2a;
+pub mod a2a_remote;
 pub mod chain_model;
 pub mod counting;
 pub mod ledger;

@@ -53,6 +53,51 @@ fn principal(params: &ServiceParams) -> Option<String> {
         .cloned()
 }
 
+/// The span a task's run goes under: a child of the trace the request's `traceparent` names
+/// (feature `otel`), so the caller's trace runs on through this agent.
+fn task_span(params: &ServiceParams, task: &str) -> tracing::Span {
+    let span = tracing::info_span!(
+        "a2a_task",
+        otel.name = "a2a SendMessage",
+        otel.kind = "server",
+        "a2a.task.id" = task,
+    );
+    #[cfg(feature = "otel")]
+    {
+        let mut headers = reqwest::header::HeaderMap::new();
+        for name in ["traceparent", "tracestate"] {
+            let value = params.get(name).and_then(|values| values.first());
+            if let Some(Ok(value)) = value.map(|value| value.parse()) {
+                headers.insert(name, value);
+            }
+        }
+        crate::telemetry::continue_trace_headers(&span, &headers);
+    }
+    #[cfg(not(feature = "otel"))]
+    let _ = params;
+    span
+}
+
+/// The conversation a caller's handoff carried in the message's metadata: its user and
+/// assistant messages (anything else is left out — a caller cannot put tool results or
+/// system text into this agent's context).
+fn conversation_of(metadata: &std::collections::HashMap<String, Value>) -> Vec<crate::Message> {
+    let Some(Value::Array(messages)) = metadata.get(crate::a2a_client::CONVERSATION_KEY) else {
+        return Vec::new();
+    };
+    messages
+        .iter()
+        .filter_map(|message| {
+            let content = message.get("content")?.as_str()?;
+            match message.get("role")?.as_str()? {
+                "user" => Some(crate::Message::user(content)),
+                "assistant" => Some(crate::Message::assistant(content, Vec::new())),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
 /// What a message asks for, as the agent's input: its data part, or its text.
 fn input_of<IN: DeserializeOwned>(message: &Message) -> Result<IN, A2AError> {
     if message.parts.is_empty() {
@@ -130,6 +175,7 @@ where
         let slot = self.tasks.create(principal.clone(), context_id.clone())?;
         message.task_id = Some(slot.id().to_string());
         message.context_id = Some(context_id.clone());
+        let message_metadata = message.metadata.clone().unwrap_or_default();
         slot.publish(StreamResponse::Message(message));
         let events = slot.watch();
         // A context is a conversation, the principal's own (another's context id is another
@@ -143,8 +189,10 @@ where
             desk: ApprovalDesk::new().0,
             memory,
             above: self.above.clone(),
+            history: conversation_of(&message_metadata),
         };
-        execution::start(&self.agent, input, served, &slot);
+        let span = task_span(params, slot.id());
+        span.in_scope(|| execution::start(&self.agent, input, served, &slot));
         Ok((slot, events))
     }
 

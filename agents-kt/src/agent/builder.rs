@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::{Agent, AgentInput, AgentOutput, PointLinks, Selector};
+use super::{AgentInput, AgentOutput, PointLinks, Selector};
 use crate::chain::Link;
 use crate::chain::interceptor::name_of;
 use crate::observers::Observers;
@@ -210,20 +210,12 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
     /// call's failure, told to the model as `ERROR: Tool '<name>' failed: agent '<child>'
     /// failed: …`. The call is bounded by the sub-agent's `max_duration`, not
     /// `per_tool_timeout`.
-    pub fn sub_agent<I2, O2>(self, tool: super::AgentTool<I2, O2>) -> Self
-    where
-        I2: AgentInput + serde::de::DeserializeOwned + schemars::JsonSchema + Clone + Sync,
-        O2: AgentOutput + serde::Serialize + Sync,
-    {
-        // Registered once per agent build; the name lives as long as the tool may be called.
-        let source = format!("the sub-agent `{}`", tool.name());
-        self.delegate(
-            source,
-            super::sub_agent::Delegate {
-                tool,
-                continues_conversation: false,
-            },
-        )
+    ///
+    /// An agent in another process registers the same way: an `A2aTool` from
+    /// `A2aAgent::as_tool` (feature `a2a`) — its call passes this agent's chains and gates
+    /// before anything is sent, and is bounded by `per_tool_timeout` and the remote's timeout.
+    pub fn sub_agent(self, tool: impl super::SubAgentTool) -> Self {
+        self.delegate(tool.delegation(), false)
     }
 
     /// Let the model hand the conversation over to `agent`: a tool `transfer_to_<name>` whose
@@ -252,29 +244,22 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
     /// assert_eq!(triage.run("I want my money back for order 42".into()).await?, "Refunded order 42.");
     /// # Ok(()) }
     /// ```
-    pub fn handoff<I2>(self, agent: Agent<I2, OUT>) -> Self
-    where
-        I2: AgentInput + serde::de::DeserializeOwned + schemars::JsonSchema + Clone + Sync,
-        OUT: serde::Serialize + Sync,
-    {
-        let source = format!("the handoff to agent `{}`", agent.name());
-        self.delegate(source, super::handoff::transfer_to(agent))
+    ///
+    /// The agent may be in another process: an `A2aAgent<_, OUT>` (feature `a2a`), which
+    /// receives the conversation's user and assistant messages with the input.
+    pub fn handoff(self, agent: impl super::HandoffTarget<OUT>) -> Self {
+        self.delegate(agent.delegation(), true)
     }
 
     /// Register a tool that runs an agent, under its run-time name.
-    fn delegate<I2, O2>(mut self, source: String, tool: super::sub_agent::Delegate<I2, O2>) -> Self
-    where
-        I2: AgentInput + serde::de::DeserializeOwned + schemars::JsonSchema + Clone + Sync,
-        O2: AgentOutput + serde::Serialize + Sync,
-    {
-        let name: Arc<str> = Arc::from(tool.tool.name());
-        if tool.continues_conversation {
-            self.handoffs.push(Arc::clone(&name));
+    fn delegate(mut self, delegation: super::Delegation, handoff: bool) -> Self {
+        if handoff {
+            self.handoffs.push(Arc::clone(&delegation.name));
         }
         self.tools.push(Registration {
-            name: Arc::clone(&name),
-            source,
-            pending: register::runtime_tool(name, tool),
+            name: delegation.name,
+            source: delegation.source,
+            pending: delegation.pending,
         });
         self
     }

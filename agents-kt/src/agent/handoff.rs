@@ -23,7 +23,7 @@ pub(crate) fn transfer_to<IN: AgentInput, OUT: AgentOutput>(
 }
 
 /// `transfer_to_<name>`, with every character a tool name may not hold made `_`.
-fn transfer_name(agent: &str) -> String {
+pub(crate) fn transfer_name(agent: &str) -> String {
     let name: String = agent
         .chars()
         .map(|c| {

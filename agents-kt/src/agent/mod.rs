@@ -6,6 +6,7 @@ mod builder;
 mod builder_policy;
 mod choose_skill;
 mod conversation;
+mod delegation;
 pub(crate) mod dispatch;
 mod earlier_calls;
 mod handoff;
@@ -28,6 +29,11 @@ mod unlinked;
 
 pub use agent_ref::AgentRef;
 pub use builder::AgentBuilder;
+#[doc(hidden)]
+pub use delegation::Delegation;
+pub use delegation::{HandoffTarget, SubAgentTool};
+#[cfg(feature = "a2a")]
+pub(crate) use handoff::transfer_name;
 pub use manifest::Manifest;
 pub use session::{AgentSession, EventStream};
 pub(crate) use skill::SkillKind;
@@ -381,7 +387,9 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         // Seen here, on the caller's task: the session's own task is a fresh one.
         unlinked::warn_if_unlinked(&self.inner.core.name, run.is_linked());
         let agent = self.clone();
-        let task = tokio::spawn(async move { agent.execute(input, run, None).await });
+        // In the caller's span: a session started inside a trace (an A2A task's) joins it.
+        let execution = async move { agent.execute(input, run, None).await };
+        let task = tokio::spawn(tracing::Instrument::in_current_span(execution));
         AgentSession::new(ids, receiver, task)
     }
 

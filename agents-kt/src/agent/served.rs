@@ -20,6 +20,8 @@ pub(crate) struct Served {
     pub memory: Option<(Arc<dyn ConversationStore>, String)>,
     /// Policies of the server, judging from above.
     pub above: Vec<Ancestor>,
+    /// The conversation so far that a caller's handoff carried (user and assistant text).
+    pub history: Vec<crate::Message>,
 }
 
 impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
@@ -34,6 +36,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
             client: served.client,
             desk: Some(served.desk),
             above: served.above,
+            history: served.history,
             memory: served
                 .memory
                 .map(|(store, conversation)| Remembered::new(store, conversation, wait)),

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::RemoteCall;
 use crate::tool::ToolTarget;
@@ -125,99 +125,14 @@ impl RemoteBinding {
     }
 }
 
-/// Whether arguments described by `ours` (a schemars root schema, `$defs` included) fit the
-/// server's `theirs`: every property the server requires is one of ours and required; every
-/// property of ours is one the server takes (unless it takes any); and where both name a JSON
-/// type, ours is one of the server's (an integer fits a number). The error names the property.
+/// Whether arguments described by `ours` fit the MCP server's input schema `theirs` (see
+/// [`schema_fit::fits`](crate::schema_fit::fits)).
 pub(crate) fn fits(ours: &Value, theirs: &Value) -> Result<(), String> {
-    let empty = Map::new();
-    let properties = |schema: &Value| -> Map<String, Value> {
-        schema
-            .get("properties")
-            .and_then(Value::as_object)
-            .unwrap_or(&empty)
-            .clone()
+    let sides = crate::schema_fit::Sides {
+        ours: "the arguments type",
+        theirs: "the server",
     };
-    let required = |schema: &Value| -> Vec<String> {
-        schema
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|names| {
-                names
-                    .iter()
-                    .filter_map(|name| name.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let (our_properties, their_properties) = (properties(ours), properties(theirs));
-    let (our_required, their_required) = (required(ours), required(theirs));
-    for name in &their_required {
-        if !our_properties.contains_key(name) {
-            return Err(format!(
-                "the server requires the property `{name}`, which the arguments type lacks"
-            ));
-        }
-        if !our_required.contains(name) {
-            return Err(format!(
-                "the server requires the property `{name}`, which the arguments type makes optional"
-            ));
-        }
-    }
-    let open = theirs
-        .get("additionalProperties")
-        .is_some_and(|extra| extra != &Value::Bool(false));
-    for (name, schema) in &our_properties {
-        let Some(their_schema) = their_properties.get(name) else {
-            if open {
-                continue;
-            }
-            return Err(format!(
-                "the arguments type has the property `{name}`, which the server does not take"
-            ));
-        };
-        let (ours, theirs) = (types(schema, ours), types(their_schema, theirs));
-        if ours.is_empty() || theirs.is_empty() {
-            continue; // One side does not say: nothing to compare.
-        }
-        let fits = ours.iter().all(|ty| {
-            theirs.contains(ty) || (ty == "integer" && theirs.iter().any(|t| t == "number"))
-        });
-        if !fits {
-            return Err(format!(
-                "the property `{name}` is {} in the arguments type, but the server takes {}",
-                ours.join(" or "),
-                theirs.join(" or ")
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// The JSON types a property's schema allows, `null` left out (an optional field is `null` when
-/// absent, which says nothing about its type), following a local `$ref` into `root`'s `$defs`.
-fn types(schema: &Value, root: &Value) -> Vec<String> {
-    let schema = match schema.get("$ref").and_then(Value::as_str) {
-        Some(reference) => reference
-            .strip_prefix("#/$defs/")
-            .or_else(|| reference.strip_prefix("#/definitions/"))
-            .and_then(|name| {
-                root.get("$defs")
-                    .or_else(|| root.get("definitions"))
-                    .and_then(|defs| defs.get(name))
-            })
-            .unwrap_or(schema),
-        None => schema,
-    };
-    let listed = match schema.get("type") {
-        Some(Value::String(ty)) => vec![ty.clone()],
-        Some(Value::Array(types)) => types
-            .iter()
-            .filter_map(|ty| ty.as_str().map(str::to_string))
-            .collect(),
-        _ => Vec::new(),
-    };
-    listed.into_iter().filter(|ty| ty != "null").collect()
+    crate::schema_fit::fits(ours, theirs, sides)
 }
 
 /// A tool declared with [`remote_tool!`](crate::remote_tool) calls the server's tool it was

@@ -9,8 +9,8 @@ use reqwest::{RequestBuilder, Response, StatusCode};
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt, TryStreamExt, stream};
 
-use super::error_chain::error_chain;
 use super::sse::{self, Decoder};
+use crate::error_chain::error_chain;
 use crate::{ChatRequest, ChatResponse, ChatStream, ModelError};
 
 /// What differs between providers; `chat` and `chat_stream` below are the same for all.

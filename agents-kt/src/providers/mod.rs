@@ -1,7 +1,6 @@
 //! Real model providers over HTTP: the OpenAI-compatible chat-completions API and Anthropic's
 //! Messages API, sharing one transport (retries, timeouts, SSE decoding).
 
-mod error_chain;
 #[cfg(feature = "fuzzing")]
 pub mod fuzz;
 mod http;

@@ -8,7 +8,7 @@ use eventsource_stream::{Event, Eventsource};
 use futures::{StreamExt, stream};
 use reqwest::Response;
 
-use super::error_chain::error_chain;
+use crate::error_chain::error_chain;
 use crate::{ChatChunk, ChatStream, ModelError};
 
 /// What one event means.

@@ -84,4 +84,6 @@ pub(crate) use propagation::continue_trace;
 pub(crate) use propagation::finish_reasons;
 #[cfg(feature = "mcp-client")]
 pub(crate) use propagation::inject_trace;
+#[cfg(feature = "a2a")]
+pub(crate) use propagation::{continue_trace_headers, inject_trace_headers};
 pub use setup::{Telemetry, TelemetryError, init};

@@ -70,3 +70,59 @@ impl Extractor for Carrier<&Map<String, Value>> {
         self.0.keys().map(String::as_str).collect()
     }
 }
+
+/// Put the current span's trace context into an outgoing A2A request's HTTP headers
+/// (`traceparent`, `tracestate`).
+#[cfg(feature = "a2a")]
+pub(crate) fn inject_trace_headers(headers: &mut reqwest::header::HeaderMap) {
+    let context = Span::current().context();
+    opentelemetry::global::get_text_map_propagator(|propagator| {
+        propagator.inject_context(&context, &mut HeaderCarrier(headers));
+    });
+}
+
+/// Make `span` a child of the trace context an incoming A2A request's headers carry, if they
+/// carry one; call before the span is first entered.
+#[cfg(feature = "a2a")]
+pub(crate) fn continue_trace_headers(span: &Span, headers: &reqwest::header::HeaderMap) {
+    if !headers.contains_key("traceparent") {
+        return;
+    }
+    let context = opentelemetry::global::get_text_map_propagator(|propagator| {
+        propagator.extract(&HeaderReader(headers))
+    });
+    if let Err(error) = span.set_parent(context) {
+        tracing::debug!(%error, "the A2A request's traceparent could not be continued");
+    }
+}
+
+/// HTTP headers as a propagation carrier.
+#[cfg(feature = "a2a")]
+struct HeaderCarrier<'a>(&'a mut reqwest::header::HeaderMap);
+
+#[cfg(feature = "a2a")]
+impl opentelemetry::propagation::Injector for HeaderCarrier<'_> {
+    fn set(&mut self, key: &str, value: String) {
+        if let (Ok(name), Ok(value)) = (
+            reqwest::header::HeaderName::from_bytes(key.as_bytes()),
+            reqwest::header::HeaderValue::from_str(&value),
+        ) {
+            self.0.insert(name, value);
+        }
+    }
+}
+
+/// Incoming HTTP headers as a propagation carrier.
+#[cfg(feature = "a2a")]
+struct HeaderReader<'a>(&'a reqwest::header::HeaderMap);
+
+#[cfg(feature = "a2a")]
+impl opentelemetry::propagation::Extractor for HeaderReader<'_> {
+    fn get(&self, key: &str) -> Option<&str> {
+        self.0.get(key).and_then(|value| value.to_str().ok())
+    }
+
+    fn keys(&self) -> Vec<&str> {
+        self.0.keys().map(|name| name.as_str()).collect()
+    }
+}

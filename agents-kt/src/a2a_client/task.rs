@@ -1,0 +1,268 @@
+//! One remote task followed to its end: the message sent, the task's status and artifact
+//! updates read as they arrive (its progress reported), an `input-required` answered through
+//! the local approver and the task continued, and the output taken from its artifacts. A task
+//! left unfinished — the call timed out or was dropped — is canceled on the remote.
+
+use std::sync::Arc;
+
+use a2a::{Message, Part, PartContent, StreamResponse, Task, TaskState};
+use futures::StreamExt;
+use serde_json::{Value, json};
+
+use super::A2aClientError;
+use super::question::Asker;
+use super::wire::Wire;
+
+/// How many times one call answers the remote's questions before it gives up (a remote that
+/// asks forever must not hold the call forever).
+const MAX_QUESTIONS: u32 = 16;
+
+/// Send `message` to the remote and follow the task it starts to its end: the output as JSON.
+pub(super) async fn exchange(
+    wire: &Arc<Wire>,
+    streaming: bool,
+    mut message: Message,
+    asker: &Asker<'_>,
+    progress: &(dyn Fn(Value) + Send + Sync),
+) -> Result<Value, A2aClientError> {
+    let mut cancel = CancelOnDrop {
+        wire: Arc::clone(wire),
+        task: None,
+    };
+    let mut questions = 0;
+    loop {
+        let method = match streaming {
+            true => "SendStreamingMessage",
+            false => "SendMessage",
+        };
+        let params = json!({ "message": message, "configuration": { "returnImmediately": false } });
+        let mut events = wire.stream::<StreamResponse>(method, params).await?;
+        let mut seen = Seen::default();
+        while let Some(event) = events.next().await {
+            seen.apply(event?, progress);
+            cancel.task.clone_from(&seen.task);
+            if seen.settled() {
+                break;
+            }
+        }
+        drop(events);
+        if !seen.settled()
+            && let Some(id) = &seen.task
+        {
+            // The stream ended early: the task's state as the remote keeps it.
+            let task: Task = wire.call("GetTask", json!({ "id": id })).await?;
+            seen.apply(StreamResponse::Task(task), progress);
+        }
+        let state = seen.state.clone();
+        match state {
+            TaskState::Completed => {
+                cancel.task = None;
+                return seen.output();
+            }
+            _ if seen.direct.is_some() => {
+                cancel.task = None;
+                return seen.output();
+            }
+            TaskState::InputRequired => {
+                questions += 1;
+                let question = seen
+                    .status
+                    .unwrap_or_else(|| Message::new(a2a::Role::Agent, vec![]));
+                let reply = match questions > MAX_QUESTIONS {
+                    true => Err(A2aClientError::InputNotGiven {
+                        reason: format!("the remote asked more than {MAX_QUESTIONS} times"),
+                    }),
+                    false => asker.answer(&question).await,
+                };
+                let parts = match reply {
+                    Ok(parts) => parts,
+                    Err(error) => {
+                        cancel.now().await;
+                        return Err(error);
+                    }
+                };
+                message = Message::new(a2a::Role::User, parts);
+                message.task_id = seen.task.clone();
+                message.context_id = seen.context.clone();
+            }
+            state if state.is_terminal() || state == TaskState::AuthRequired => {
+                cancel.task = None;
+                return Err(A2aClientError::TaskFailed {
+                    state: state_name(&state).to_string(),
+                    message: seen.status.as_ref().map(text_of).unwrap_or_default(),
+                });
+            }
+            state => {
+                return Err(A2aClientError::protocol(format!(
+                    "the remote's answer ended while its task was {}",
+                    state_name(&state)
+                )));
+            }
+        }
+    }
+}
+
+/// What the remote has said about the task so far.
+#[derive(Default)]
+struct Seen {
+    task: Option<String>,
+    context: Option<String>,
+    state: TaskState,
+    /// The latest status's message.
+    status: Option<Message>,
+    /// Artifacts by id, in the order they began.
+    artifacts: Vec<(String, Vec<Part>)>,
+    /// A reply given as a message, without a task.
+    direct: Option<Message>,
+}
+
+impl Seen {
+    fn apply(&mut self, event: StreamResponse, progress: &(dyn Fn(Value) + Send + Sync)) {
+        match event {
+            StreamResponse::Task(task) => {
+                self.task = Some(task.id);
+                self.context = Some(task.context_id);
+                for artifact in task.artifacts.unwrap_or_default() {
+                    self.artifact(artifact.artifact_id, artifact.parts, false);
+                }
+                self.status(task.status.state, task.status.message, progress);
+            }
+            StreamResponse::StatusUpdate(update) => {
+                self.task.get_or_insert(update.task_id);
+                self.context.get_or_insert(update.context_id);
+                self.status(update.status.state, update.status.message, progress);
+            }
+            StreamResponse::ArtifactUpdate(update) => {
+                let append = update.append.unwrap_or(false);
+                self.artifact(update.artifact.artifact_id, update.artifact.parts, append);
+            }
+            // A message from the agent is its reply; the remote echoing ours tells nothing.
+            StreamResponse::Message(message) => {
+                if message.role == a2a::Role::Agent {
+                    self.direct = Some(message);
+                }
+            }
+        }
+    }
+
+    fn status(
+        &mut self,
+        state: TaskState,
+        message: Option<Message>,
+        progress: &(dyn Fn(Value) + Send + Sync),
+    ) {
+        if state == TaskState::Working
+            && let Some(message) = &message
+        {
+            progress(json!({ "remote_status": text_of(message) }));
+        }
+        self.state = state;
+        self.status = message;
+    }
+
+    fn artifact(&mut self, id: String, parts: Vec<Part>, append: bool) {
+        match self.artifacts.iter_mut().find(|(known, _)| *known == id) {
+            Some((_, known)) if append => known.extend(parts),
+            Some((_, known)) => *known = parts,
+            None => self.artifacts.push((id, parts)),
+        }
+    }
+
+    /// Whether nothing more is to come for this message: the task ended or waits for us.
+    fn settled(&self) -> bool {
+        self.direct.is_some()
+            || self.state.is_terminal()
+            || matches!(
+                self.state,
+                TaskState::InputRequired | TaskState::AuthRequired
+            )
+    }
+
+    /// The output: the artifact named `output` (an agents-kt server's), else the last artifact,
+    /// else the reply message, else the final status's message.
+    fn output(self) -> Result<Value, A2aClientError> {
+        let parts = match self.artifacts.iter().position(|(id, _)| id == "output") {
+            Some(at) => self.artifacts.into_iter().nth(at).map(|(_, parts)| parts),
+            None => self.artifacts.into_iter().last().map(|(_, parts)| parts),
+        };
+        let parts = parts
+            .or(self.direct.map(|message| message.parts))
+            .or(self.status.map(|message| message.parts))
+            .ok_or_else(|| A2aClientError::protocol("the task completed without an output"))?;
+        value_of(&parts)
+    }
+}
+
+/// Parts as one JSON value: the first data part, else the text parts joined.
+pub(super) fn value_of(parts: &[Part]) -> Result<Value, A2aClientError> {
+    if let Some(data) = parts.iter().find_map(|part| match &part.content {
+        PartContent::Data(value) => Some(value.clone()),
+        _ => None,
+    }) {
+        return Ok(data);
+    }
+    let texts: Vec<&str> = parts.iter().filter_map(Part::as_text).collect();
+    if texts.is_empty() {
+        return Err(A2aClientError::protocol(
+            "the output has neither a text nor a data part",
+        ));
+    }
+    Ok(Value::String(texts.concat()))
+}
+
+/// A message's text parts, joined.
+pub(super) fn text_of(message: &Message) -> String {
+    let texts: Vec<&str> = message.parts.iter().filter_map(Part::as_text).collect();
+    texts.join("\n")
+}
+
+/// A state as A2A's JSON names it, without the prefix (`failed`, `input-required`).
+fn state_name(state: &TaskState) -> &'static str {
+    match state {
+        TaskState::Unspecified => "unspecified",
+        TaskState::Submitted => "submitted",
+        TaskState::Working => "working",
+        TaskState::Completed => "completed",
+        TaskState::Failed => "failed",
+        TaskState::Canceled => "canceled",
+        TaskState::InputRequired => "input-required",
+        TaskState::Rejected => "rejected",
+        TaskState::AuthRequired => "auth-required",
+    }
+}
+
+/// Cancels the remote task if the call ends before the task does (dropped on a timeout, a
+/// parent's cancellation, or a question not answered).
+struct CancelOnDrop {
+    wire: Arc<Wire>,
+    task: Option<String>,
+}
+
+impl CancelOnDrop {
+    /// Cancel now, waiting for the remote to hear it.
+    async fn now(&mut self) {
+        if let Some(id) = self.task.take() {
+            let canceled: Result<Value, _> =
+                self.wire.call("CancelTask", json!({ "id": id })).await;
+            if let Err(error) = canceled {
+                tracing::debug!(%error, task = %id, "the remote task could not be canceled");
+            }
+        }
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(id) = self.task.take() else { return };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let wire = Arc::clone(&self.wire);
+        runtime.spawn(async move {
+            let canceled: Result<Value, _> = wire.call("CancelTask", json!({ "id": id })).await;
+            if let Err(error) = canceled {
+                tracing::debug!(%error, task = %id, "the remote task could not be canceled");
+            }
+        });
+    }
+}
