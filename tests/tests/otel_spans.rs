@@ -1,7 +1,8 @@
 //! The `otel` feature, read back from `opentelemetry_sdk`'s in-memory exporters: every span
 //! attribute the GenAI conventions require (and none they deprecate), the decisions and gate
 //! verdicts as events on the spans they guard, content only when asked and only after
-//! redaction, the metrics, and one trace across an MCP hop.
+//! redaction, the metrics, and one trace across an MCP hop and an A2A hop (to our server and to
+//! the Python SDK's).
 //!
 //! One global subscriber for the binary (spans of tokio tasks must reach it from any thread);
 //! each test finds its own trace by its agent's name.
@@ -857,4 +858,92 @@ async fn an_ancestors_gate_denial_on_a_sub_agents_tool_names_its_owner_on_the_sp
         })
         .expect("the gate's allow is traced");
     assert_eq!(event_field(own, "agents_kt.decision.owner"), None);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_trace_runs_from_a_remote_agent_tool_through_the_a2a_server_it_calls() {
+    exporter();
+    let remote_agent = Agent::<String, String>::builder("a2a-weather")
+        .model(ScriptedModel::new([
+            Reply::tool_call("get_weather", json!({"city": "Oslo"})),
+            Reply::text("sunny"),
+        ]))
+        .tool(agents_kt_tests::GetWeather::default())
+        .build()
+        .unwrap();
+    let server = agents_kt::A2aServer::builder(remote_agent)
+        .build()
+        .unwrap()
+        .bind(SocketAddr::from(([127, 0, 0, 1], 0)))
+        .await
+        .unwrap();
+    let remote = agents_kt::A2aAgent::<String, String>::connect(server.url())
+        .await
+        .unwrap();
+    let agent = Agent::<String, String>::builder("a2a-planner")
+        .model(ScriptedModel::new([
+            Reply::tool_call("ask_weather", json!({"input": "Oslo?"})),
+            Reply::text("done"),
+        ]))
+        .sub_agent(remote.as_tool("ask_weather", "Asks the weather agent."))
+        .build()
+        .unwrap();
+    agent.run("weather?".into()).await.unwrap();
+
+    let spans = trace_of("a2a-planner");
+    let names: Vec<&str> = spans.iter().map(|span| span.name.as_ref()).collect();
+    let calling = named(&spans, "execute_tool ask_weather");
+    assert_eq!(calling.len(), 1, "{names:?}");
+    let task = named(&spans, "a2a SendMessage");
+    assert_eq!(
+        task.len(),
+        1,
+        "the server's span is in the caller's trace: {names:?}"
+    );
+    assert_eq!(task[0].span_kind, SpanKind::Server);
+    assert_eq!(
+        task[0].parent_span_id,
+        calling[0].span_context.span_id(),
+        "the server continues the traceparent the client sent"
+    );
+    let served = named(&spans, "invoke_agent a2a-weather");
+    assert_eq!(served.len(), 1, "{names:?}");
+    assert_eq!(served[0].parent_span_id, task[0].span_context.span_id());
+    assert_eq!(
+        named(&spans, "execute_tool get_weather").len(),
+        1,
+        "{names:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_agent_calls_traceparent_reaches_the_python_sdks_server() {
+    let Some(python) = agents_kt_tests::a2a::python_path() else {
+        return;
+    };
+    exporter();
+    let server = agents_kt_tests::a2a_remote::python_server(&python, &[]).await;
+    let remote = agents_kt::A2aAgent::<String, String>::connect(&server.url)
+        .await
+        .unwrap();
+    let model = ScriptedModel::new([
+        Reply::tool_call("python", json!({"input": "trace"})),
+        Reply::text("done"),
+    ]);
+    let agent = Agent::<String, String>::builder("a2a-python-caller")
+        .model(model.clone())
+        .sub_agent(remote.as_tool("python", "The Python agent."))
+        .build()
+        .unwrap();
+    agent.run("trace it".into()).await.unwrap();
+    let received = model.requests()[1].messages.last().unwrap().content.clone();
+    let spans = trace_of("a2a-python-caller");
+    let calling = named(&spans, "execute_tool python");
+    assert_eq!(calling.len(), 1);
+    let context = &calling[0].span_context;
+    assert_eq!(
+        received,
+        format!("00-{}-{}-01", context.trace_id(), context.span_id()),
+        "the Python server received the calling tool span's traceparent"
+    );
 }

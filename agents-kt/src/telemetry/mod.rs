@@ -72,7 +72,9 @@
 //! An [`McpToolset`](crate::McpToolset) call sends the calling `execute_tool` span's context as
 //! `traceparent` (and `tracestate`) in the request's `_meta`; [`McpServer`](crate::McpServer)
 //! continues a `traceparent` it receives, so one trace runs from the calling agent through the
-//! server's agent.
+//! server's agent. Across A2A the same: an [`A2aAgent`](crate::A2aAgent) call sends
+//! `traceparent` as an HTTP header, and [`A2aServer`](crate::A2aServer) runs the task under a
+//! server span (`a2a SendMessage`) continuing it (features `otel` and `a2a`).
 
 mod metrics;
 mod propagation;

@@ -1,0 +1,153 @@
+//! `A2aAgent` against a server built with the official Python A2A SDK (PyPI `a2a-sdk` 1.x,
+//! `tests/a2a-peers/a2a_server.py`): a typed call and a text call over its streaming JSON-RPC
+//! binding, the remote's failure, its `input-required` answered through the local desk (and
+//! refused without one), and a timeout canceling the remote task.
+//!
+//! Needs `A2A_PYTHONPATH` (`eval "$(scripts/a2a-peers.sh)"`, which `scripts/test.sh` runs).
+
+use std::time::Duration;
+
+use agents_kt::prelude::*;
+use agents_kt::{A2aAgent, A2aClientError, ApprovalAnswer, ApprovalDesk};
+use agents_kt_tests::a2a::python_path;
+use agents_kt_tests::a2a_remote::python_server;
+use futures::StreamExt;
+use serde_json::json;
+
+#[derive(Clone, Debug, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+pub struct City {
+    pub city: String,
+}
+
+#[derive(Clone, Debug, PartialEq, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+pub struct Forecast {
+    pub city: String,
+    pub forecast: String,
+    pub celsius: f64,
+}
+
+agents_kt::a2a_tool! {
+    /// The Python weather agent.
+    pub struct PythonWeather("python_weather"): City => Forecast;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_typed_and_a_text_call_reach_the_python_sdks_agent() {
+    let Some(python) = python_path() else { return };
+    let server = python_server(&python, &[]).await;
+    let weather = A2aAgent::<City, Forecast>::connect(&server.url)
+        .await
+        .unwrap();
+    assert_eq!(weather.name(), "python-weather");
+    let forecast = weather
+        .send(City {
+            city: "Oslo".into(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        forecast,
+        Forecast {
+            city: "Oslo".into(),
+            forecast: "sunny".into(),
+            celsius: 21.0
+        }
+    );
+    let echo = A2aAgent::<String, String>::connect(&server.url)
+        .await
+        .unwrap();
+    assert_eq!(
+        echo.send("hello".into()).await.unwrap(),
+        "python echo: hello"
+    );
+
+    // As a typed tool of a local agent: the model reads the Python agent's forecast.
+    let model = ScriptedModel::new([
+        Reply::tool_call("python_weather", json!({"city": "Lima"})),
+        Reply::text("sunny in Lima"),
+    ]);
+    let planner = Agent::<String, String>::builder("planner")
+        .model(model.clone())
+        .tool(PythonWeather::new(weather))
+        .build()
+        .unwrap();
+    assert_eq!(
+        planner.run("weather?".into()).await.unwrap(),
+        "sunny in Lima"
+    );
+    let read = model.requests()[1].messages.last().unwrap().content.clone();
+    assert!(read.contains("\"forecast\":\"sunny\""), "{read}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_agents_failure_is_a_failed_task_with_its_words() {
+    let Some(python) = python_path() else { return };
+    let server = python_server(&python, &[]).await;
+    let remote = A2aAgent::<String, String>::connect(&server.url)
+        .await
+        .unwrap();
+    let error = remote.send("fail".into()).await.unwrap_err();
+    match &error {
+        A2aClientError::TaskFailed { state, message } => {
+            assert_eq!(state, "failed");
+            assert_eq!(message, "the python agent cannot do that");
+        }
+        other => panic!("{other}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_agents_question_is_answered_through_the_local_desk() {
+    let Some(python) = python_path() else { return };
+    let server = python_server(&python, &[]).await;
+    let unanswered = A2aAgent::<String, String>::connect(&server.url)
+        .await
+        .unwrap();
+    let error = unanswered.send("ask".into()).await.unwrap_err();
+    assert!(
+        error.to_string().contains("What is your account number?"),
+        "{error}"
+    );
+
+    let (desk, mut inbox) = ApprovalDesk::new();
+    let remote = A2aAgent::<String, String>::builder(&server.url)
+        .approvals(desk)
+        .connect()
+        .await
+        .unwrap();
+    let call = tokio::spawn(async move { remote.send("ask".into()).await });
+    let question = inbox.next().await.unwrap();
+    assert_eq!(
+        question.request().args["question"],
+        "What is your account number?"
+    );
+    assert_eq!(question.request().args["remote_agent"], "python-weather");
+    let fingerprint = question.request().fingerprint.clone();
+    question
+        .answer(ApprovalAnswer::edit(fingerprint, json!({"reply": "12345"})))
+        .unwrap();
+    assert_eq!(call.await.unwrap().unwrap(), "account 12345 noted");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timeout_cancels_the_python_agents_task() {
+    let Some(python) = python_path() else { return };
+    let mark = std::env::temp_dir().join(format!("a2a-canceled-{}", std::process::id()));
+    let _ = std::fs::remove_file(&mark);
+    let server = python_server(&python, &[("CANCELED_MARK", mark.to_str().unwrap())]).await;
+    let remote = A2aAgent::<String, String>::builder(&server.url)
+        .timeout(Duration::from_millis(1500))
+        .connect()
+        .await
+        .unwrap();
+    let error = remote.send("slow".into()).await.unwrap_err();
+    assert!(matches!(error, A2aClientError::Timeout { .. }), "{error}");
+    for _ in 0..100 {
+        if mark.exists() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(mark.exists(), "the Python agent's task was canceled");
+    let _ = std::fs::remove_file(&mark);
+}
