@@ -29,7 +29,7 @@ enum Registered {
     Tool,
 }
 
-/// Configures an [`Agent`]; finish with [`AgentBuilder::build`] (in `build.rs`: checking the
+/// Configures an [`Agent`](crate::Agent); finish with [`AgentBuilder::build`] (in `build.rs`: checking the
 /// configuration and assembling the agent).
 ///
 /// Interceptors run in registration order; typed tool interceptors and dynamic ones share one
@@ -197,7 +197,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
         self
     }
 
-    /// Register another agent as a tool ([`Agent::as_tool`]). A call passes this agent's tool
+    /// Register another agent as a tool ([`Agent::as_tool`](crate::Agent::as_tool)). A call passes this agent's tool
     /// chain and gates like any tool call (the dynamic ones: `on_before_tool_call`,
     /// `on_gate_tool_call`, `on_after_tool_call`; for typed ones declare the tool with
     /// [`agent_tool!`](crate::agent_tool)); then the sub-agent runs with its own chains — and
