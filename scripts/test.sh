@@ -12,7 +12,7 @@ eval "$(scripts/mcp-clients.sh)"
 export MCP_PYTHONPATH MCP_NODE_DIR
 export AGENTS_KT_REQUIRE_MCP_CLIENTS=1
 eval "$(scripts/a2a-peers.sh)"
-export A2A_PYTHONPATH
+export A2A_PYTHONPATH A2A_NODE_DIR
 export AGENTS_KT_REQUIRE_A2A=1
 eval "$(scripts/restate-server.sh)"
 export RESTATE_SERVER

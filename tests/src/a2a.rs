@@ -31,6 +31,23 @@ pub fn python_path() -> Option<String> {
     }
 }
 
+/// The JavaScript SDK install (a directory holding `node_modules`), or `None` (after saying
+/// why); `AGENTS_KT_REQUIRE_A2A=1` makes its absence a failure.
+pub fn node_dir() -> Option<String> {
+    match std::env::var("A2A_NODE_DIR") {
+        Ok(dir) => Some(dir),
+        Err(_) => {
+            let required = std::env::var("AGENTS_KT_REQUIRE_A2A").is_ok_and(|v| v == "1");
+            assert!(
+                !required,
+                "AGENTS_KT_REQUIRE_A2A=1 but A2A_NODE_DIR is not set"
+            );
+            eprintln!("skipping: run `eval \"$(scripts/a2a-peers.sh)\"` for the A2A SDKs");
+            None
+        }
+    }
+}
+
 /// Run the Python client: `scenario` against `base` over `binding` ("JSONRPC" or "HTTP+JSON"),
 /// with `token` as its bearer ("-": none); what it printed, as JSON.
 pub async fn python_client(

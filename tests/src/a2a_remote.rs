@@ -1,7 +1,7 @@
 //! Fixtures for the A2A client tests: the remote agents (a triage agent with typed input and
 //! output, a refunds agent that reports the conversation it was handed), a loopback proxy that
-//! counts the bytes a client sends, and the official Python SDK's server
-//! (`tests/a2a-peers/a2a_server.py`) as a process.
+//! counts the bytes a client sends, and the official Python and JavaScript SDKs' servers
+//! (`tests/a2a-peers/a2a_server.py`, `a2a_server.mjs`) as processes.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -128,42 +128,63 @@ impl CountingProxy {
     }
 }
 
-/// The Python SDK's A2A server, listening; killed when dropped.
-pub struct PythonServer {
+/// An SDK's A2A server (the Python or the JavaScript one), listening; killed when dropped.
+pub struct PeerServer {
     /// `http://127.0.0.1:<port>`.
     pub url: String,
     _child: tokio::process::Child,
 }
 
-/// Start `tests/a2a-peers/a2a_server.py` with the SDK at `python_path`; `env` is added to its
-/// environment.
-pub async fn python_server(python_path: &str, env: &[(&str, &str)]) -> PythonServer {
-    let port = {
-        let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        probe.local_addr().unwrap().port()
-    };
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/a2a-peers/a2a_server.py");
-    let mut command = tokio::process::Command::new("python3");
+/// A free loopback port (free when asked; the peer binds it right after).
+fn free_port() -> u16 {
+    let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    probe.local_addr().unwrap().port()
+}
+
+/// Start `command` (given the port as its last argument) and wait for its `ready` line.
+async fn start_peer(mut command: tokio::process::Command, port: u16, what: &str) -> PeerServer {
     command
-        .args([script, &port.to_string()])
-        .env("PYTHONPATH", python_path)
+        .arg(port.to_string())
         .stdout(std::process::Stdio::piped())
         .kill_on_drop(true);
-    for (key, value) in env {
-        command.env(key, value);
-    }
-    let mut child = command.spawn().expect("python3 runs");
+    let mut child = command
+        .spawn()
+        .unwrap_or_else(|e| panic!("{what} starts: {e}"));
     let stdout = child.stdout.take().expect("piped");
     let mut lines = BufReader::new(stdout).lines();
     let ready = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
         .await
-        .expect("the Python A2A server starts within 30 s")
+        .unwrap_or_else(|_| panic!("{what} is ready within 30 s"))
         .expect("its stdout reads");
-    assert_eq!(ready.as_deref(), Some("ready"), "the Python A2A server");
-    PythonServer {
+    assert_eq!(ready.as_deref(), Some("ready"), "{what}");
+    PeerServer {
         url: format!("http://127.0.0.1:{port}"),
         _child: child,
     }
+}
+
+/// Start `tests/a2a-peers/a2a_server.py` with the Python SDK at `python_path`; `env` is added
+/// to its environment.
+pub async fn python_server(python_path: &str, env: &[(&str, &str)]) -> PeerServer {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/a2a-peers/a2a_server.py");
+    let mut command = tokio::process::Command::new("python3");
+    command.arg(script).env("PYTHONPATH", python_path);
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    start_peer(command, free_port(), "the Python SDK's A2A server").await
+}
+
+/// Start `tests/a2a-peers/a2a_server.mjs` with the JavaScript SDK installed in `node_dir`
+/// (copied there: an ES module resolves its imports from where it lies).
+pub async fn node_server(node_dir: &str) -> PeerServer {
+    let source = concat!(env!("CARGO_MANIFEST_DIR"), "/a2a-peers/a2a_server.mjs");
+    let script = std::path::Path::new(node_dir)
+        .join(format!("agents-kt-a2a-server-{}.mjs", std::process::id()));
+    std::fs::copy(source, &script).expect("the server script copies into the SDK's directory");
+    let mut command = tokio::process::Command::new("node");
+    command.arg(&script);
+    start_peer(command, free_port(), "the JavaScript SDK's A2A server").await
 }
 
 /// The value of `json` at `pointer`, for assertions.

@@ -38,8 +38,18 @@ pub(super) async fn exchange(
         let params = json!({ "message": message, "configuration": { "returnImmediately": false } });
         let mut events = wire.stream::<StreamResponse>(method, params).await?;
         let mut seen = Seen::default();
+        let mut first = true;
         while let Some(event) = events.next().await {
-            seen.apply(event?, progress);
+            let event = event?;
+            // A stream answering our reply to a question may begin with the task as it was:
+            // still waiting for that reply. Not a new question.
+            let stale = questions > 0
+                && std::mem::replace(&mut first, false)
+                && matches!(&event, StreamResponse::Task(task) if task.status.state == TaskState::InputRequired);
+            match stale {
+                true => seen.ids_of(&event),
+                false => seen.apply(event, progress),
+            }
             cancel.task.clone_from(&seen.task);
             if seen.settled() {
                 break;
@@ -142,6 +152,14 @@ impl Seen {
                     self.direct = Some(message);
                 }
             }
+        }
+    }
+
+    /// Only which task this is.
+    fn ids_of(&mut self, event: &StreamResponse) {
+        if let StreamResponse::Task(task) = event {
+            self.task = Some(task.id.clone());
+            self.context = Some(task.context_id.clone());
         }
     }
 

@@ -1,16 +1,18 @@
-//! `A2aAgent` against a server built with the official Python A2A SDK (PyPI `a2a-sdk` 1.x,
-//! `tests/a2a-peers/a2a_server.py`): a typed call and a text call over its streaming JSON-RPC
-//! binding, the remote's failure, its `input-required` answered through the local desk (and
-//! refused without one), and a timeout canceling the remote task.
+//! `A2aAgent` against servers built with the official SDKs — Python (PyPI `a2a-sdk` 1.x,
+//! `tests/a2a-peers/a2a_server.py`) and JavaScript (npm `@a2a-js/sdk` 1.x, `a2a_server.mjs`): a
+//! typed call and a text call over their streaming JSON-RPC binding, the remote's failure, its
+//! `input-required` answered through the local desk (and refused without one), and a timeout
+//! canceling the remote task.
 //!
-//! Needs `A2A_PYTHONPATH` (`eval "$(scripts/a2a-peers.sh)"`, which `scripts/test.sh` runs).
+//! Needs `A2A_PYTHONPATH` and `A2A_NODE_DIR` (`eval "$(scripts/a2a-peers.sh)"`, which
+//! `scripts/test.sh` runs).
 
 use std::time::Duration;
 
 use agents_kt::prelude::*;
 use agents_kt::{A2aAgent, A2aClientError, ApprovalAnswer, ApprovalDesk};
-use agents_kt_tests::a2a::python_path;
-use agents_kt_tests::a2a_remote::python_server;
+use agents_kt_tests::a2a::{node_dir, python_path};
+use agents_kt_tests::a2a_remote::{node_server, python_server};
 use futures::StreamExt;
 use serde_json::json;
 
@@ -150,4 +152,49 @@ async fn a_timeout_cancels_the_python_agents_task() {
     }
     assert!(mark.exists(), "the Python agent's task was canceled");
     let _ = std::fs::remove_file(&mark);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_javascript_sdks_agent_answers_typed_fails_and_asks() {
+    let Some(node) = node_dir() else { return };
+    let server = node_server(&node).await;
+    let weather = A2aAgent::<City, Forecast>::connect(&server.url)
+        .await
+        .unwrap();
+    assert_eq!(weather.name(), "javascript-weather");
+    let forecast = weather
+        .send(City {
+            city: "Bergen".into(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        forecast,
+        Forecast {
+            city: "Bergen".into(),
+            forecast: "rain".into(),
+            celsius: 9.0
+        }
+    );
+    let (desk, mut inbox) = ApprovalDesk::new();
+    let text = A2aAgent::<String, String>::builder(&server.url)
+        .approvals(desk)
+        .connect()
+        .await
+        .unwrap();
+    assert_eq!(text.send("hi".into()).await.unwrap(), "javascript echo: hi");
+    let error = text.send("fail".into()).await.unwrap_err();
+    assert!(
+        matches!(&error, A2aClientError::TaskFailed { state, message }
+            if state == "failed" && message == "the javascript agent cannot do that"),
+        "{error}"
+    );
+    let call = tokio::spawn(async move { text.send("ask".into()).await });
+    let question = inbox.next().await.unwrap();
+    assert_eq!(question.request().args["question"], "Which order?");
+    let fingerprint = question.request().fingerprint.clone();
+    question
+        .answer(ApprovalAnswer::edit(fingerprint, json!({"reply": "42"})))
+        .unwrap();
+    assert_eq!(call.await.unwrap().unwrap(), "order 42 found");
 }
