@@ -71,7 +71,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
-#[cfg(feature = "a2a")]
+#[cfg(feature = "a2a-client")]
 mod a2a_client;
 #[cfg(feature = "a2a")]
 mod a2a_server;
@@ -80,7 +80,7 @@ pub(crate) mod approval;
 mod budget;
 pub mod chain;
 mod error;
-#[cfg(any(feature = "http", feature = "a2a"))]
+#[cfg(any(feature = "http", feature = "a2a-client"))]
 mod error_chain;
 pub mod events;
 pub(crate) mod journal;
@@ -98,7 +98,7 @@ mod observers;
 mod policy;
 #[cfg(feature = "http")]
 mod providers;
-#[cfg(any(feature = "mcp-client", feature = "a2a"))]
+#[cfg(any(feature = "mcp-client", feature = "a2a-client"))]
 mod schema_fit;
 /// Entry points for `cargo fuzz` (see `fuzz/`): not part of the API.
 #[cfg(all(feature = "fuzzing", feature = "http"))]
@@ -122,12 +122,14 @@ pub mod mcp {
     };
 }
 
+/// Entry point for `cargo fuzz` of the A2A client (see `fuzz/`): not part of the API.
+#[cfg(all(feature = "fuzzing", feature = "a2a-client"))]
+#[doc(hidden)]
+pub use a2a_client::fuzz as __fuzz_a2a;
+#[cfg(feature = "a2a-client")]
+pub use a2a_client::{A2aAgent, A2aAgentBuilder, A2aClientError, A2aTool, IO_SCHEMAS_EXTENSION};
 #[cfg(feature = "a2a")]
-pub use a2a_client::{A2aAgent, A2aAgentBuilder, A2aClientError, A2aTool};
-#[cfg(feature = "a2a")]
-pub use a2a_server::{
-    A2aHttpServer, A2aServeError, A2aServer, A2aServerBuilder, IO_SCHEMAS_EXTENSION,
-};
+pub use a2a_server::{A2aHttpServer, A2aServeError, A2aServer, A2aServerBuilder};
 #[doc(hidden)]
 pub use agent::AgentArgs;
 pub use agent::{

@@ -6,6 +6,8 @@
 
 mod card;
 mod error;
+#[cfg(feature = "fuzzing")]
+pub mod fuzz;
 mod question;
 mod task;
 mod tool;
@@ -32,6 +34,14 @@ use wire::Wire;
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 /// The most bytes one answer (or one task's event stream) may hold, unless set otherwise.
 const DEFAULT_MAX_RESPONSE_BYTES: usize = 16 * 1024 * 1024;
+/// The agent-card extension carrying an agents-kt agent's input and output JSON schemas
+/// (`params.input`, `params.output`): `A2aServer` publishes it, [`A2aAgent::connect`] checks
+/// its types against it.
+///
+/// ```
+/// assert_eq!(agents_kt::IO_SCHEMAS_EXTENSION, "urn:agents-kt:a2a:io-schemas:v1");
+/// ```
+pub const IO_SCHEMAS_EXTENSION: &str = "urn:agents-kt:a2a:io-schemas:v1";
 /// The metadata key a handoff's conversation travels under (an agents-kt server reads it).
 pub(crate) const CONVERSATION_KEY: &str = "agents-kt/conversation";
 

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use a2a::{Message, Part, PartContent, StreamResponse, Task, TaskState};
 use futures::StreamExt;
+use futures::stream::BoxStream;
 use serde_json::{Value, json};
 
 use super::A2aClientError;
@@ -36,26 +37,8 @@ pub(super) async fn exchange(
             false => "SendMessage",
         };
         let params = json!({ "message": message, "configuration": { "returnImmediately": false } });
-        let mut events = wire.stream::<StreamResponse>(method, params).await?;
-        let mut seen = Seen::default();
-        let mut first = true;
-        while let Some(event) = events.next().await {
-            let event = event?;
-            // A stream answering our reply to a question may begin with the task as it was:
-            // still waiting for that reply. Not a new question.
-            let stale = questions > 0
-                && std::mem::replace(&mut first, false)
-                && matches!(&event, StreamResponse::Task(task) if task.status.state == TaskState::InputRequired);
-            match stale {
-                true => seen.ids_of(&event),
-                false => seen.apply(event, progress),
-            }
-            cancel.task.clone_from(&seen.task);
-            if seen.settled() {
-                break;
-            }
-        }
-        drop(events);
+        let events = wire.stream::<StreamResponse>(method, params).await?;
+        let mut seen = follow(events, questions > 0, progress, &mut cancel.task).await?;
         if !seen.settled()
             && let Some(id) = &seen.task
         {
@@ -63,59 +46,79 @@ pub(super) async fn exchange(
             let task: Task = wire.call("GetTask", json!({ "id": id })).await?;
             seen.apply(StreamResponse::Task(task), progress);
         }
-        let state = seen.state.clone();
-        match state {
-            TaskState::Completed => {
+        let (task, context) = (seen.task.clone(), seen.context.clone());
+        let question = match seen.outcome() {
+            Outcome::Asked(question) => question,
+            Outcome::Ended(ended) => {
                 cancel.task = None;
-                return seen.output();
+                return ended;
             }
-            _ if seen.direct.is_some() => {
-                cancel.task = None;
-                return seen.output();
+            Outcome::Unsettled(error) => return Err(error),
+        };
+        questions += 1;
+        let reply = match questions > MAX_QUESTIONS {
+            true => Err(A2aClientError::InputNotGiven {
+                reason: format!("the remote asked more than {MAX_QUESTIONS} times"),
+            }),
+            false => asker.answer(&question).await,
+        };
+        let parts = match reply {
+            Ok(parts) => parts,
+            Err(error) => {
+                cancel.now().await;
+                return Err(error);
             }
-            TaskState::InputRequired => {
-                questions += 1;
-                let question = seen
-                    .status
-                    .unwrap_or_else(|| Message::new(a2a::Role::Agent, vec![]));
-                let reply = match questions > MAX_QUESTIONS {
-                    true => Err(A2aClientError::InputNotGiven {
-                        reason: format!("the remote asked more than {MAX_QUESTIONS} times"),
-                    }),
-                    false => asker.answer(&question).await,
-                };
-                let parts = match reply {
-                    Ok(parts) => parts,
-                    Err(error) => {
-                        cancel.now().await;
-                        return Err(error);
-                    }
-                };
-                message = Message::new(a2a::Role::User, parts);
-                message.task_id = seen.task.clone();
-                message.context_id = seen.context.clone();
-            }
-            state if state.is_terminal() || state == TaskState::AuthRequired => {
-                cancel.task = None;
-                return Err(A2aClientError::TaskFailed {
-                    state: state_name(&state).to_string(),
-                    message: seen.status.as_ref().map(text_of).unwrap_or_default(),
-                });
-            }
-            state => {
-                return Err(A2aClientError::protocol(format!(
-                    "the remote's answer ended while its task was {}",
-                    state_name(&state)
-                )));
-            }
+        };
+        message = Message::new(a2a::Role::User, parts);
+        message.task_id = task;
+        message.context_id = context;
+    }
+}
+
+/// Read `events` until the task settles or they end; `task` learns the task's id as soon as it
+/// is known (to cancel it if the call is dropped). `resumed`: the events answer our reply to a
+/// question.
+pub(super) async fn follow(
+    mut events: BoxStream<'static, Result<StreamResponse, A2aClientError>>,
+    resumed: bool,
+    progress: &(dyn Fn(Value) + Send + Sync),
+    task: &mut Option<String>,
+) -> Result<Seen, A2aClientError> {
+    let mut seen = Seen::default();
+    let mut first = true;
+    while let Some(event) = events.next().await {
+        let event = event?;
+        // A stream answering our reply to a question may begin with the task as it was: still
+        // waiting for that reply. Not a new question.
+        let stale = resumed
+            && std::mem::replace(&mut first, false)
+            && matches!(&event, StreamResponse::Task(task) if task.status.state == TaskState::InputRequired);
+        match stale {
+            true => seen.ids_of(&event),
+            false => seen.apply(event, progress),
+        }
+        task.clone_from(&seen.task);
+        if seen.settled() {
+            break;
         }
     }
+    Ok(seen)
+}
+
+/// Where a task's events left it.
+pub(super) enum Outcome {
+    /// It ended: its output, or why there is none.
+    Ended(Result<Value, A2aClientError>),
+    /// It waits for an answer to this question.
+    Asked(Message),
+    /// It has not ended and asks nothing (the remote's answer stopped short).
+    Unsettled(A2aClientError),
 }
 
 /// What the remote has said about the task so far.
 #[derive(Default)]
-struct Seen {
-    task: Option<String>,
+pub(super) struct Seen {
+    pub(super) task: Option<String>,
     context: Option<String>,
     state: TaskState,
     /// The latest status's message.
@@ -194,6 +197,29 @@ impl Seen {
                 self.state,
                 TaskState::InputRequired | TaskState::AuthRequired
             )
+    }
+
+    /// Where the task is.
+    pub(super) fn outcome(self) -> Outcome {
+        let state = self.state.clone();
+        match state {
+            _ if self.direct.is_some() => Outcome::Ended(self.output()),
+            TaskState::Completed => Outcome::Ended(self.output()),
+            TaskState::InputRequired => Outcome::Asked(
+                self.status
+                    .unwrap_or_else(|| Message::new(a2a::Role::Agent, vec![])),
+            ),
+            state if state.is_terminal() || state == TaskState::AuthRequired => {
+                Outcome::Ended(Err(A2aClientError::TaskFailed {
+                    state: state_name(&state).to_string(),
+                    message: self.status.as_ref().map(text_of).unwrap_or_default(),
+                }))
+            }
+            state => Outcome::Unsettled(A2aClientError::protocol(format!(
+                "the remote's answer ended while its task was {}",
+                state_name(&state)
+            ))),
+        }
     }
 
     /// The output: the artifact named `output` (an agents-kt server's), else the last artifact,

@@ -85,29 +85,11 @@ impl Wire {
             let one = result_of(response);
             return Ok(futures::stream::once(async move { one }).boxed());
         }
-        let bytes = capped(
+        Ok(events_of(
             response.bytes_stream(),
             self.max_response_bytes,
             self.endpoint.clone(),
-        );
-        let events = bytes.eventsource().filter_map(|event| async move {
-            match event {
-                Ok(event) if event.data.trim().is_empty() => None,
-                Ok(event) => Some(
-                    serde_json::from_str::<JsonRpcResponse>(&event.data)
-                        .map_err(|error| {
-                            A2aClientError::protocol(format!(
-                                "an event is not a JSON-RPC response: {error}"
-                            ))
-                        })
-                        .and_then(result_of),
-                ),
-                Err(error) => Some(Err(A2aClientError::protocol(format!(
-                    "the event stream broke: {error}"
-                )))),
-            }
-        });
-        Ok(events.boxed())
+        ))
     }
 
     /// POST one request, trying again (after 100 ms, 200 ms, …) only while the connection
@@ -193,6 +175,40 @@ fn result_of<T: DeserializeOwned>(response: JsonRpcResponse) -> Result<T, A2aCli
         .map_err(|error| A2aClientError::protocol(format!("the result could not be read: {error}")))
 }
 
+/// Server-sent events of JSON-RPC responses, read from `bytes` (capped at `max` in all): each
+/// event's result as `T`, or its error.
+pub(super) fn events_of<T, S, E>(
+    bytes: S,
+    max: usize,
+    url: String,
+) -> BoxStream<'static, Result<T, A2aClientError>>
+where
+    T: DeserializeOwned + Send + 'static,
+    S: Stream<Item = Result<bytes::Bytes, E>> + Send + 'static,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let events = capped(bytes, max, url)
+        .eventsource()
+        .filter_map(|event| async move {
+            match event {
+                Ok(event) if event.data.trim().is_empty() => None,
+                Ok(event) => Some(
+                    serde_json::from_str::<JsonRpcResponse>(&event.data)
+                        .map_err(|error| {
+                            A2aClientError::protocol(format!(
+                                "an event is not a JSON-RPC response: {error}"
+                            ))
+                        })
+                        .and_then(result_of),
+                ),
+                Err(error) => Some(Err(A2aClientError::protocol(format!(
+                    "the event stream broke: {error}"
+                )))),
+            }
+        });
+    events.boxed()
+}
+
 /// The whole body of `response`, refused past `max` bytes.
 async fn capped_body(
     response: reqwest::Response,
@@ -208,13 +224,14 @@ async fn capped_body(
 }
 
 /// `bytes`, ended with an error once more than `max` bytes have passed.
-fn capped<S>(
+fn capped<S, E>(
     bytes: S,
     max: usize,
     url: String,
 ) -> impl Stream<Item = Result<bytes::Bytes, A2aClientError>> + Send + 'static
 where
-    S: Stream<Item = Result<bytes::Bytes, reqwest::Error>> + Send + 'static,
+    S: Stream<Item = Result<bytes::Bytes, E>> + Send + 'static,
+    E: std::error::Error + Send + Sync + 'static,
 {
     let mut seen = 0usize;
     let mut over = false;

@@ -15,9 +15,7 @@ use serde_json::Value;
 
 use crate::{Agent, AgentInput, AgentOutput};
 
-/// The extension carrying the agent's input and output schemas (`params.input`,
-/// `params.output`).
-pub const IO_SCHEMAS_EXTENSION: &str = "urn:agents-kt:a2a:io-schemas:v1";
+use crate::IO_SCHEMAS_EXTENSION;
 
 /// The card's name for the bearer scheme an authenticating server requires.
 const BEARER: &str = "bearer";

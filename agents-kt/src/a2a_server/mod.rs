@@ -21,8 +21,6 @@ use serde::de::DeserializeOwned;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-pub use card::IO_SCHEMAS_EXTENSION;
-
 use crate::mcp_server::{Authenticator, ConnectionLimits, Origins, serve};
 use crate::tool::inherited::Ancestor;
 use crate::{Agent, AgentInput, AgentOutput, BuildError, ConversationStore};

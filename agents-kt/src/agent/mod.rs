@@ -32,7 +32,7 @@ pub use builder::AgentBuilder;
 #[doc(hidden)]
 pub use delegation::Delegation;
 pub use delegation::{HandoffTarget, SubAgentTool};
-#[cfg(feature = "a2a")]
+#[cfg(feature = "a2a-client")]
 pub(crate) use handoff::transfer_name;
 pub use manifest::Manifest;
 pub use session::{AgentSession, EventStream};

@@ -83,9 +83,11 @@ mod setup;
 pub(crate) use metrics::{GenAiMetrics, global_meter};
 #[cfg(feature = "mcp")]
 pub(crate) use propagation::continue_trace;
+#[cfg(feature = "a2a")]
+pub(crate) use propagation::continue_trace_headers;
 pub(crate) use propagation::finish_reasons;
 #[cfg(feature = "mcp-client")]
 pub(crate) use propagation::inject_trace;
-#[cfg(feature = "a2a")]
-pub(crate) use propagation::{continue_trace_headers, inject_trace_headers};
+#[cfg(feature = "a2a-client")]
+pub(crate) use propagation::inject_trace_headers;
 pub use setup::{Telemetry, TelemetryError, init};

@@ -73,7 +73,7 @@ impl Extractor for Carrier<&Map<String, Value>> {
 
 /// Put the current span's trace context into an outgoing A2A request's HTTP headers
 /// (`traceparent`, `tracestate`).
-#[cfg(feature = "a2a")]
+#[cfg(feature = "a2a-client")]
 pub(crate) fn inject_trace_headers(headers: &mut reqwest::header::HeaderMap) {
     let context = Span::current().context();
     opentelemetry::global::get_text_map_propagator(|propagator| {
@@ -97,10 +97,10 @@ pub(crate) fn continue_trace_headers(span: &Span, headers: &reqwest::header::Hea
 }
 
 /// HTTP headers as a propagation carrier.
-#[cfg(feature = "a2a")]
+#[cfg(feature = "a2a-client")]
 struct HeaderCarrier<'a>(&'a mut reqwest::header::HeaderMap);
 
-#[cfg(feature = "a2a")]
+#[cfg(feature = "a2a-client")]
 impl opentelemetry::propagation::Injector for HeaderCarrier<'_> {
     fn set(&mut self, key: &str, value: String) {
         if let (Ok(name), Ok(value)) = (
