@@ -1,10 +1,11 @@
 //! A2A on loopback, one task at a time on a kept-alive connection:
 //!
-//! - **Server**: a blocking `SendMessage` to `A2aServer` against a bare axum handler that parses
-//!   the same JSON-RPC request, runs the same agent (one tool call behind 8 Proceed
-//!   interceptors, then an answer) with `Agent::run`, and writes the completed task. The ratio
-//!   is what the A2A layer (task table, session events, status and artifact updates, admission)
-//!   costs.
+//! - **Server**: a blocking `SendMessage` to `A2aServer` against two baselines running the same
+//!   agent (one tool call behind 8 Proceed interceptors, then an answer) with `Agent::run` and
+//!   answering with the completed task: a bare `a2a-server-lf` handler on the official crate's
+//!   JSON-RPC router (what our server is built on: the ratio is what our layer — admission, the
+//!   task table, the session path and its events as task updates — costs), and a bare axum
+//!   handler parsing the request as JSON (the cost of the official crate's typed parsing too).
 //! - **Client**: `A2aAgent::send` against a bare `reqwest` POST of the same
 //!   `SendStreamingMessage` request to the same server, reading its event stream to the end. The
 //!   difference is what our client adds per call.
@@ -13,6 +14,9 @@
 
 use std::hint::black_box;
 
+use a2a::A2AError;
+use a2a_server::jsonrpc::jsonrpc_router;
+use a2a_server::{RequestHandler, ServiceParams};
 use agents_kt::prelude::*;
 use agents_kt::{
     A2aAgent, A2aServer, ChatChunk, ChatRequest, ChatResponse, ChatStream, ModelError, Role,
@@ -81,7 +85,130 @@ fn agent() -> Agent<String, String> {
     builder.build().expect("the agent builds")
 }
 
-/// The bare baseline: parse the JSON-RPC request, run the agent, write the completed task.
+/// The official crate's baseline: its JSON-RPC router over a handler that runs the agent and
+/// answers with the completed task (every other method unsupported).
+struct BareHandler(Agent<String, String>);
+
+#[async_trait::async_trait]
+impl RequestHandler for BareHandler {
+    async fn send_message(
+        &self,
+        _: &ServiceParams,
+        request: a2a::SendMessageRequest,
+    ) -> Result<a2a::SendMessageResponse, A2AError> {
+        let text = request.message.text().unwrap_or_default().to_string();
+        let output = self.0.run(text).await.unwrap_or_else(|e| e.to_string());
+        let mut task = a2a::Task {
+            id: a2a::new_task_id(),
+            context_id: a2a::new_context_id(),
+            status: a2a::TaskStatus {
+                state: a2a::TaskState::Completed,
+                message: None,
+                timestamp: None,
+            },
+            artifacts: None,
+            history: Some(vec![request.message]),
+            metadata: None,
+        };
+        task.artifacts = Some(vec![a2a::Artifact {
+            artifact_id: "output".into(),
+            name: None,
+            description: None,
+            parts: vec![a2a::Part::text(output)],
+            metadata: None,
+            extensions: None,
+        }]);
+        Ok(a2a::SendMessageResponse::Task(task))
+    }
+    async fn send_streaming_message(
+        &self,
+        _: &ServiceParams,
+        _: a2a::SendMessageRequest,
+    ) -> Result<Events, A2AError> {
+        Err(unsupported())
+    }
+    async fn get_task(
+        &self,
+        _: &ServiceParams,
+        _: a2a::GetTaskRequest,
+    ) -> Result<a2a::Task, A2AError> {
+        Err(unsupported())
+    }
+    async fn list_tasks(
+        &self,
+        _: &ServiceParams,
+        _: a2a::ListTasksRequest,
+    ) -> Result<a2a::ListTasksResponse, A2AError> {
+        Err(unsupported())
+    }
+    async fn cancel_task(
+        &self,
+        _: &ServiceParams,
+        _: a2a::CancelTaskRequest,
+    ) -> Result<a2a::Task, A2AError> {
+        Err(unsupported())
+    }
+    async fn subscribe_to_task(
+        &self,
+        _: &ServiceParams,
+        _: a2a::SubscribeToTaskRequest,
+    ) -> Result<Events, A2AError> {
+        Err(unsupported())
+    }
+    async fn create_push_config(
+        &self,
+        _: &ServiceParams,
+        _: a2a::TaskPushNotificationConfig,
+    ) -> Result<a2a::TaskPushNotificationConfig, A2AError> {
+        Err(unsupported())
+    }
+    async fn get_push_config(
+        &self,
+        _: &ServiceParams,
+        _: a2a::GetTaskPushNotificationConfigRequest,
+    ) -> Result<a2a::TaskPushNotificationConfig, A2AError> {
+        Err(unsupported())
+    }
+    async fn list_push_configs(
+        &self,
+        _: &ServiceParams,
+        _: a2a::ListTaskPushNotificationConfigsRequest,
+    ) -> Result<a2a::ListTaskPushNotificationConfigsResponse, A2AError> {
+        Err(unsupported())
+    }
+    async fn delete_push_config(
+        &self,
+        _: &ServiceParams,
+        _: a2a::DeleteTaskPushNotificationConfigRequest,
+    ) -> Result<(), A2AError> {
+        Err(unsupported())
+    }
+    async fn get_extended_agent_card(
+        &self,
+        _: &ServiceParams,
+        _: a2a::GetExtendedAgentCardRequest,
+    ) -> Result<a2a::AgentCard, A2AError> {
+        Err(unsupported())
+    }
+}
+
+type Events = futures::stream::BoxStream<'static, Result<a2a::StreamResponse, A2AError>>;
+
+fn unsupported() -> A2AError {
+    A2AError::unsupported_operation("not in the baseline")
+}
+
+/// Serve `router` on loopback; its URL.
+async fn serve_router(router: axum::Router) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a port");
+    let url = format!("http://{}", listener.local_addr().expect("its address"));
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    url
+}
+
+/// The bare axum baseline: parse the JSON-RPC request, run the agent, write the completed task.
 async fn serve_bare() -> String {
     let agent = agent();
     let handler = move |body: axum::body::Bytes| {
@@ -104,13 +231,7 @@ async fn serve_bare() -> String {
             }))
         }
     };
-    let router = axum::Router::new().route("/", axum::routing::post(handler));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("a port");
-    let url = format!("http://{}", listener.local_addr().expect("its address"));
-    tokio::spawn(async move { axum::serve(listener, router).await });
-    url
+    serve_router(axum::Router::new().route("/", axum::routing::post(handler))).await
 }
 
 fn request(method: &str) -> String {
@@ -149,21 +270,26 @@ fn a2a_round_trip(c: &mut Criterion) {
         .build()
         .expect("a runtime");
     let http = reqwest::Client::new();
-    let (server, bare_url) = runtime.block_on(async {
+    let (server, bare_url, official_url) = runtime.block_on(async {
         let server = A2aServer::builder(agent())
             .build()
             .expect("the server builds")
             .bind("127.0.0.1:0".parse().expect("an address"))
             .await
             .expect("the server listens");
-        (server, serve_bare().await)
+        let official = jsonrpc_router(std::sync::Arc::new(BareHandler(agent())));
+        (server, serve_bare().await, serve_router(official).await)
     });
     let ours_url = server.url().to_string();
     let send = request("SendMessage");
     let mut group = c.benchmark_group("a2a_send_message");
-    group.bench_function("bare axum handler running the agent (baseline)", |b| {
+    group.bench_function("bare axum handler running the agent", |b| {
         b.iter(|| runtime.block_on(post(&http, &bare_url, &send)))
     });
+    group.bench_function(
+        "bare a2a-server-lf handler running the agent (baseline)",
+        |b| b.iter(|| runtime.block_on(post(&http, &official_url, &send))),
+    );
     group.bench_function("agents-kt A2aServer, 8 interceptors", |b| {
         b.iter(|| runtime.block_on(post(&http, &ours_url, &send)))
     });

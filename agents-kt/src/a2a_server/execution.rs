@@ -19,36 +19,39 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::tasks::TaskSlot;
-use crate::agent::served::Served;
-use crate::{Agent, AgentEvent, AgentInput, AgentOutput, ApprovalDesk};
+use crate::agent::served::{Served, ServedRun};
+use crate::{Agent, AgentEvent, AgentInput, AgentOutput, ApprovalInbox};
 
 /// The artifact the model's streamed text goes to.
 const RESPONSE: &str = "response";
 /// The artifact the run's output goes to.
 const OUTPUT: &str = "output";
 
-/// Start the run of `slot`'s task on `input` for `served` (its desk replaced by the task's own).
+/// Start the run of `slot`'s task on `input` for `served`, whose desk's questions arrive in
+/// `inbox`.
 pub(super) fn start<IN, OUT>(
     agent: &Agent<IN, OUT>,
     input: IN,
-    mut served: Served,
+    served: Served,
+    mut inbox: ApprovalInbox,
     slot: &Arc<TaskSlot>,
 ) where
     IN: AgentInput,
     OUT: AgentOutput + Serialize,
 {
-    let (desk, mut inbox) = ApprovalDesk::new();
-    served.desk = desk;
-    let mut session = agent.served_session(input, served);
-    let mut events = session.events();
+    let ServedRun { mut events, run } = agent.served_run(input, served);
     let task = Arc::clone(slot);
     slot.set_status(TaskState::Working, None);
-    let run = tokio::spawn(async move {
-        // The session lives as long as this future: dropping it (on cancel) stops the run.
-        let _session = session;
+    // The run and the reading of its events on one task: an event reaches the task's watchers
+    // without a hop between threads. Aborting the task (a cancel) drops the run.
+    let execution = async move {
+        let mut run = std::pin::pin!(run);
+        let mut running = true;
         let mut streamed = false;
         loop {
             tokio::select! {
+                // Its result is in its events (`Completed` or `Failed`).
+                _ = &mut run, if running => running = false,
                 event = events.next() => match event {
                     Some(event) => {
                         if report(&task, event, &mut streamed) {
@@ -79,7 +82,8 @@ pub(super) fn start<IN, OUT>(
                 vec![Part::text("the run ended without an output")],
             )),
         );
-    });
+    };
+    let run = tokio::spawn(tracing::Instrument::in_current_span(execution));
     slot.set_run(run.abort_handle());
 }
 

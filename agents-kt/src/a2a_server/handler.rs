@@ -14,7 +14,6 @@ use a2a::{
     TaskState,
 };
 use a2a_server::{RequestHandler, ServiceParams};
-use futures::StreamExt;
 use futures::stream::BoxStream;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -31,8 +30,8 @@ use crate::{Agent, AgentInput, AgentOutput, ApprovalAnswer, ApprovalDesk, Conver
 const DEFAULT_PAGE: usize = 50;
 const MAX_PAGE: usize = 100;
 
-/// A task started or resumed, and its events from then on.
-type Begun = (Arc<TaskSlot>, Events);
+/// A task started or resumed, and its events from then on (when asked for).
+type Begun = (Arc<TaskSlot>, Option<Events>);
 
 /// A task's events as a binding streams them.
 type Events = BoxStream<'static, Result<StreamResponse, A2AError>>;
@@ -155,17 +154,19 @@ where
     IN: AgentInput + DeserializeOwned + JsonSchema + Sync,
     OUT: AgentOutput + Serialize + Sync,
 {
-    /// Start a task for `message`, or continue the one it names; the task's events from then on.
+    /// Start a task for `message`, or continue the one it names; with `watch`, the task's events
+    /// from then on.
     fn begin(
         &self,
         params: &ServiceParams,
         request: SendMessageRequest,
+        watch: bool,
     ) -> Result<Begun, A2AError> {
         let principal = principal(params);
         let mut message = request.message;
         if let Some(task_id) = message.task_id.clone() {
             let slot = self.tasks.get(&task_id, principal.as_deref())?;
-            return self.resume(slot, message);
+            return self.resume(slot, message, watch);
         }
         let input: IN = input_of(&message)?;
         let context_id = message
@@ -177,27 +178,34 @@ where
         message.context_id = Some(context_id.clone());
         let message_metadata = message.metadata.clone().unwrap_or_default();
         slot.publish(StreamResponse::Message(message));
-        let events = slot.watch();
+        let events = watch.then(|| slot.watch());
         // A context is a conversation, the principal's own (another's context id is another
         // conversation).
         let memory = self.memory.as_ref().map(|store| {
             let owner = principal.as_deref().unwrap_or("anonymous");
             (Arc::clone(store), format!("a2a/{owner}/{context_id}"))
         });
+        // The task's own desk: its questions become `input-required`.
+        let (desk, inbox) = ApprovalDesk::new();
         let served = Served {
             client: principal,
-            desk: ApprovalDesk::new().0,
+            desk,
             memory,
             above: self.above.clone(),
             history: conversation_of(&message_metadata),
         };
         let span = task_span(params, slot.id());
-        span.in_scope(|| execution::start(&self.agent, input, served, &slot));
+        span.in_scope(|| execution::start(&self.agent, input, served, inbox, &slot));
         Ok((slot, events))
     }
 
     /// Answer the approval `slot`'s run waits for with `message`, and resume it.
-    fn resume(&self, slot: Arc<TaskSlot>, mut message: Message) -> Result<Begun, A2AError> {
+    fn resume(
+        &self,
+        slot: Arc<TaskSlot>,
+        mut message: Message,
+        watch: bool,
+    ) -> Result<Begun, A2AError> {
         let Some(question) = slot.take_question() else {
             let state = slot.snapshot().status.state;
             return Err(A2AError::unsupported_operation(format!(
@@ -223,7 +231,7 @@ where
         message.context_id = Some(slot.context_id().to_string());
         slot.publish(StreamResponse::Message(message));
         slot.set_status(TaskState::Working, None);
-        let events = slot.watch();
+        let events = watch.then(|| slot.watch());
         if question.answer(answer).is_err() {
             return Err(A2AError::internal("the approval could not be answered"));
         }
@@ -251,10 +259,9 @@ where
             .configuration
             .as_ref()
             .and_then(|configuration| configuration.history_length);
-        let (slot, mut events) = self.begin(params, request)?;
+        let (slot, _) = self.begin(params, request, false)?;
         if !at_once {
-            // Until the run finishes or waits for the client.
-            while events.next().await.is_some() {}
+            slot.until_paused().await;
         }
         Ok(SendMessageResponse::Task(trimmed(slot.snapshot(), history)))
     }
@@ -264,7 +271,8 @@ where
         params: &ServiceParams,
         request: SendMessageRequest,
     ) -> Result<Events, A2AError> {
-        Ok(self.begin(params, request)?.1)
+        let (slot, events) = self.begin(params, request, true)?;
+        Ok(events.unwrap_or_else(|| slot.watch()))
     }
 
     async fn get_task(

@@ -13,7 +13,7 @@ use tokio::sync::broadcast;
 use crate::PendingApproval;
 
 /// How many events a watcher may fall behind before it is sent the whole task again.
-const WATCH_BUFFER: usize = 256;
+const WATCH_BUFFER: usize = 32;
 
 /// Every task the server knows, by id.
 pub(super) struct TaskTable {
@@ -37,11 +37,16 @@ pub(super) struct TaskSlot {
     /// continue or cancel the task.
     owner: Option<String>,
     state: Mutex<SlotState>,
-    events: broadcast::Sender<StreamResponse>,
+    /// Told when the task finishes or waits for its client (a blocking `SendMessage` waits for
+    /// this one wake-up, not for every event).
+    paused: tokio::sync::Notify,
 }
 
 struct SlotState {
     task: Task,
+    /// Its watchers' channel, made for the first watcher (a blocking `SendMessage` has none,
+    /// and its task allocates none).
+    events: Option<broadcast::Sender<StreamResponse>>,
     /// The approval the run waits for, while the task is input-required.
     question: Option<PendingApproval>,
     /// Stops the run (on cancel).
@@ -93,17 +98,17 @@ impl TaskTable {
             history: None,
             metadata: None,
         };
-        let (events, _) = broadcast::channel(WATCH_BUFFER);
         let slot = Arc::new(TaskSlot {
             id: id.clone(),
             context_id,
             owner,
             state: Mutex::new(SlotState {
                 task,
+                events: None,
                 question: None,
                 run: None,
             }),
-            events,
+            paused: tokio::sync::Notify::new(),
         });
         table.order.push_back(id.clone());
         table.slots.insert(id, Arc::clone(&slot));
@@ -180,8 +185,27 @@ impl TaskSlot {
     pub(super) fn publish(&self, event: StreamResponse) {
         let mut state = lock(&self.state);
         apply(&mut state.task, &event);
+        let paused = pauses_at(&state.task.status.state);
         // Nobody watching is fine: the task keeps the event.
-        let _ = self.events.send(event);
+        if let Some(events) = &state.events {
+            let _ = events.send(event);
+        }
+        drop(state);
+        if paused {
+            self.paused.notify_waiters();
+        }
+    }
+
+    /// Wait until the task has finished or waits for its client.
+    pub(super) async fn until_paused(&self) {
+        loop {
+            // Created before the check: a pause between the two still wakes it.
+            let notified = self.paused.notified();
+            if pauses_at(&lock(&self.state).task.status.state) {
+                return;
+            }
+            notified.await;
+        }
     }
 
     /// A status change to `state`, with `message`.
@@ -198,8 +222,12 @@ impl TaskSlot {
     /// A watcher that falls behind is sent the whole task again.
     pub(super) fn watch(self: &Arc<Self>) -> BoxStream<'static, Result<StreamResponse, A2AError>> {
         let (task, receiver) = {
-            let state = lock(&self.state);
-            (state.task.clone(), self.events.subscribe())
+            let mut state = lock(&self.state);
+            let receiver = state
+                .events
+                .get_or_insert_with(|| broadcast::channel(WATCH_BUFFER).0)
+                .subscribe();
+            (state.task.clone(), receiver)
         };
         let paused = pauses_at(&task.status.state);
         let slot = Arc::clone(self);

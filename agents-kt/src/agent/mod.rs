@@ -375,6 +375,24 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
 
     /// A session's run for `caller`, on its own task.
     fn start_session(&self, input: IN, ids: RunIds, caller: Caller) -> AgentSession<OUT> {
+        let (ids, receiver, execution) = self.session_parts(input, ids, caller);
+        // In the caller's span: a session started inside a trace (an A2A task's) joins it.
+        let task = tokio::spawn(tracing::Instrument::in_current_span(execution));
+        AgentSession::new(ids, receiver, task)
+    }
+
+    /// A session's run for `caller`, not yet started: its ids (as the run stamped them, with the
+    /// manifest), its events, and the run itself for the caller to poll or spawn.
+    fn session_parts(
+        &self,
+        input: IN,
+        ids: RunIds,
+        caller: Caller,
+    ) -> (
+        RunIds,
+        futures::channel::mpsc::UnboundedReceiver<crate::AgentEvent<OUT>>,
+        impl std::future::Future<Output = Result<OUT, AgentError>> + Send + 'static,
+    ) {
         let (sender, receiver) = futures::channel::mpsc::unbounded();
         let run = Arc::new(Run::new(
             Arc::clone(&self.inner.core),
@@ -382,15 +400,13 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
             caller,
             Some(sender),
         ));
-        // As the run stamped them (with the manifest).
         let ids = run.ids().clone();
         // Seen here, on the caller's task: the session's own task is a fresh one.
         unlinked::warn_if_unlinked(&self.inner.core.name, run.is_linked());
         let agent = self.clone();
-        // In the caller's span: a session started inside a trace (an A2A task's) joins it.
-        let execution = async move { agent.execute(input, run, None).await };
-        let task = tokio::spawn(tracing::Instrument::in_current_span(execution));
-        AgentSession::new(ids, receiver, task)
+        (ids, receiver, async move {
+            agent.execute(input, run, None).await
+        })
     }
 
     /// A stream of every [`PipelineEvent`] of every run that starts after this call.

@@ -5,9 +5,14 @@
 use std::sync::Arc;
 
 use super::run::Caller;
-use super::{Agent, AgentInput, AgentOutput, AgentSession};
+use std::future::Future;
+
+use futures::channel::mpsc::UnboundedReceiver;
+
+use super::{Agent, AgentInput, AgentOutput};
 use crate::memory::Remembered;
 use crate::tool::inherited::Ancestor;
+use crate::{AgentError, AgentEvent};
 use crate::{ApprovalDesk, ConversationStore};
 
 /// Who a served session is for, and what it may use.
@@ -24,9 +29,20 @@ pub(crate) struct Served {
     pub history: Vec<crate::Message>,
 }
 
+/// A served session's run, not yet started: its events, and the run for the server to poll on
+/// a task of its own (with whatever else that task does — one task, not two, per served run).
+pub(crate) struct ServedRun<OUT, F> {
+    pub events: UnboundedReceiver<AgentEvent<OUT>>,
+    pub run: F,
+}
+
 impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
     /// A session on `input` for a remote caller.
-    pub(crate) fn served_session(&self, input: IN, served: Served) -> AgentSession<OUT> {
+    pub(crate) fn served_run(
+        &self,
+        input: IN,
+        served: Served,
+    ) -> ServedRun<OUT, impl Future<Output = Result<OUT, AgentError>> + Send + 'static> {
         let mut ids = self.next_ids("a2a");
         if let Some((_, conversation)) = &served.memory {
             ids.session_id = conversation.clone();
@@ -42,6 +58,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
                 .map(|(store, conversation)| Remembered::new(store, conversation, wait)),
             ..Caller::default()
         };
-        self.start_session(input, ids, caller)
+        let (_, events, run) = self.session_parts(input, ids, caller);
+        ServedRun { events, run }
     }
 }
