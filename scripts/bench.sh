@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every measure of BENCHMARKS.md's current table, each against its baseline in the same run,
 # and prints that table (Markdown) to stdout and to target/bench-table.md: the criterion benches
-# (typed call, JSON dispatch, agent loop, OpenTelemetry, MCP, sub-agents), the compile-time bench
+# (typed call, JSON dispatch, agent loop, OpenTelemetry, MCP, A2A, sub-agents), the compile-time bench
 # (200 tools against rmcp's macros, with LLVM IR lines from cargo-llvm-lines, installed into the
 # cache once) and the allocation tests. Takes about 25 minutes on the project's 2-core VM; run it
 # on an idle machine.
@@ -27,6 +27,7 @@ run --bench interception
 run --bench otel --features otel
 run --bench agents
 run --bench mcp --features mcp
+run --bench a2a --features a2a
 echo "[bench.sh] compile time (several minutes)" >&2
 cargo bench --quiet -p agents-kt --bench compile_time >&2
 echo "[bench.sh] allocation tests" >&2

@@ -98,6 +98,13 @@ def main():
          "mcp_tools_call", "32 calls in flight, bare rmcp server (baseline)",
          "32 calls in flight, agents-kt McpServer, 8 interceptors", "rate", "≥ 0.9×",
          lambda v: v >= 0.9)
+    pair("A2A `SendMessage` (blocking, one tool call), A2aServer + 8 interceptors against a bare "
+         "a2a-server-lf handler running the same agent", "a2a_send_message",
+         "bare a2a-server-lf handler running the agent (baseline)",
+         "agents-kt A2aServer, 8 interceptors", "rate", "≥ 0.9×", lambda v: v >= 0.9)
+    pair("A2A client: `A2aAgent::send` over a bare POST of the same request", "a2a_client",
+         "bare POST of SendStreamingMessage (baseline)", "A2aAgent::send", "over", "≤ +0.2 ms",
+         lambda v: v <= 200_000)
     pair("one sub-agent call, over a tool that runs the child directly", "sub_agent_call",
          "baseline: a tool that runs the child directly", "sub_agent (linked run)", "over", "—",
          None)
