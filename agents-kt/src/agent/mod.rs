@@ -322,6 +322,57 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         extensions: Extensions,
         journal: Arc<dyn crate::Journal>,
     ) -> Result<OUT, AgentError> {
+        let (ids, caller) = self.journaled_caller(extensions, journal);
+        self.run_as(input, caller, None, ids).await
+    }
+
+    /// [`Agent::session_with`], journaled as [`Agent::run_journaled`] describes: the session's
+    /// events are re-derived on a replay — each tool call's `ToolCallStarted` and
+    /// `ToolCallFinished` (from the recorded result: the tool does not run again), each turn's
+    /// text as one `Token` (a journaled turn's reply is recorded whole, live or replayed, so it
+    /// is not streamed token by token), the output — while the model is not called again and no
+    /// approver is asked twice. A session that waits for an approval and whose process dies
+    /// resumes from its journal: run it again with the recorded steps, and it waits for that
+    /// same approval.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use agents_kt::{Agent, AgentEvent, Extensions, MemoryJournal, Reply, ScriptedModel};
+    /// use futures::StreamExt;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let agent = |model| Agent::<String, String>::builder("echo").model(model).build();
+    /// let journal = Arc::new(MemoryJournal::new("run-1"));
+    /// let first = agent(ScriptedModel::new([Reply::text("hello")]))?
+    ///     .session_journaled("hi".into(), Extensions::new(), journal.clone());
+    /// assert_eq!(first.await?, "hello");
+    /// // Replayed: the same output and events, and a model with nothing to say is not called.
+    /// let replay = Arc::new(MemoryJournal::replaying("run-1", journal.entries()));
+    /// let mut again = agent(ScriptedModel::new([]))?
+    ///     .session_journaled("hi".into(), Extensions::new(), replay);
+    /// let tokens: Vec<_> = again.events().filter_map(|event| async move {
+    ///     match event { AgentEvent::Token { text, .. } => Some(text), _ => None }
+    /// }).collect().await;
+    /// assert_eq!(tokens, ["hello"]);
+    /// assert_eq!(again.await?, "hello");
+    /// # Ok(()) }
+    /// ```
+    pub fn session_journaled(
+        &self,
+        input: IN,
+        extensions: Extensions,
+        journal: Arc<dyn crate::Journal>,
+    ) -> AgentSession<OUT> {
+        let (ids, caller) = self.journaled_caller(extensions, journal);
+        self.start_session(input, ids, caller)
+    }
+
+    /// A journaled run's ids (the journal's run id) and caller.
+    fn journaled_caller(
+        &self,
+        extensions: Extensions,
+        journal: Arc<dyn crate::Journal>,
+    ) -> (RunIds, Caller) {
         let id = journal.run_id().to_string();
         let ids = RunIds::new(id.clone(), id);
         // Every step is stamped with the manifest it ran under.
@@ -334,7 +385,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
             journal: Some(journal),
             ..Caller::default()
         };
-        self.run_as(input, caller, None, ids).await
+        (ids, caller)
     }
 
     /// Run the skill named `skill` on `input` (the chat path), skipping the selector; the skill

@@ -471,7 +471,14 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         })?;
         if let Some(journal) = &self.journal {
             // Boxed, so an unjournaled turn's future does not carry the journaled one's state.
-            return Box::pin(self.call_model_journaled(journal, model, request)).await;
+            let response = Box::pin(self.call_model_journaled(journal, model, request)).await?;
+            // Recorded whole, so told whole: the same event live and replayed.
+            if self.is_session() && !response.content.is_empty() {
+                self.report(Step::Token {
+                    text: &response.content,
+                });
+            }
+            return Ok(response);
         }
         if !self.is_session() {
             return chat_contained(model.as_ref(), request).await;
