@@ -421,3 +421,70 @@ async fn a_journaled_remote_call_is_not_sent_again_on_replay() {
     assert_eq!(done.await.unwrap(), "routed");
     assert_eq!(proxy.sent(), sent, "the replay read the recorded answer");
 }
+
+/// A free loopback port (free when asked).
+fn free_port() -> u16 {
+    let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    probe.local_addr().unwrap().port()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_connection_is_retried_but_a_request_that_may_have_arrived_is_not_resent() {
+    // The card names an endpoint where nothing listens yet; it comes up 150 ms later.
+    let port = free_port();
+    let endpoint = format!("http://127.0.0.1:{port}");
+    let card_server = serve(triage(), Some(&endpoint)).await;
+    let remote =
+        A2aAgent::<Ticket, Routing>::builder(format!("http://{}", card_server.local_addr()))
+            .retries(3)
+            .connect()
+            .await
+            .unwrap();
+    let late = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        A2aServer::builder(triage())
+            .build()
+            .unwrap()
+            .bind(format!("127.0.0.1:{port}").parse().unwrap())
+            .await
+            .unwrap()
+    });
+    let routed = remote
+        .send(Ticket {
+            text: "printer".into(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(routed.queue, "hardware", "sent once the endpoint listened");
+    let _late_server = late.await.unwrap();
+
+    // An endpoint that takes the request and hangs up: the request may have arrived, so it is
+    // not sent again — one connection, and the call fails.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let rude = format!("http://{}", listener.local_addr().unwrap());
+    let accepted = agents_kt_tests::Log::<()>::new();
+    let counted = accepted.clone();
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            counted.push(());
+            let mut buffer = [0u8; 4096];
+            let _ = tokio::io::AsyncReadExt::read(&mut stream, &mut buffer).await;
+            drop(stream);
+        }
+    });
+    let card_server = serve(triage(), Some(&rude)).await;
+    let remote =
+        A2aAgent::<Ticket, Routing>::builder(format!("http://{}", card_server.local_addr()))
+            .retries(3)
+            .connect()
+            .await
+            .unwrap();
+    let error = remote
+        .send(Ticket {
+            text: "printer".into(),
+        })
+        .await
+        .unwrap_err();
+    assert!(matches!(error, A2aClientError::Transport { .. }), "{error}");
+    assert_eq!(accepted.len(), 1, "the request was not sent again");
+}
