@@ -8,6 +8,7 @@ mod card;
 mod error;
 #[cfg(feature = "fuzzing")]
 pub mod fuzz;
+mod parts;
 mod question;
 mod task;
 mod tool;

@@ -10,7 +10,7 @@ use a2a::{Message, Part, PartContent};
 use serde_json::{Value, json};
 
 use super::A2aClientError;
-use super::task::text_of;
+use super::parts::text_of;
 use crate::{ApprovalAnswer, ApprovalDesk, ApprovalRequest};
 
 /// Who answers the remote's questions, and for whom they are asked.

@@ -5,12 +5,13 @@
 
 use std::sync::Arc;
 
-use a2a::{Message, Part, PartContent, StreamResponse, Task, TaskState};
+use a2a::{Message, Part, StreamResponse, Task, TaskState};
 use futures::StreamExt;
 use futures::stream::BoxStream;
 use serde_json::{Value, json};
 
 use super::A2aClientError;
+use super::parts::{text_of, value_of};
 use super::question::Asker;
 use super::wire::Wire;
 
@@ -235,29 +236,6 @@ impl Seen {
             .ok_or_else(|| A2aClientError::protocol("the task completed without an output"))?;
         value_of(&parts)
     }
-}
-
-/// Parts as one JSON value: the first data part, else the text parts joined.
-pub(super) fn value_of(parts: &[Part]) -> Result<Value, A2aClientError> {
-    if let Some(data) = parts.iter().find_map(|part| match &part.content {
-        PartContent::Data(value) => Some(value.clone()),
-        _ => None,
-    }) {
-        return Ok(data);
-    }
-    let texts: Vec<&str> = parts.iter().filter_map(Part::as_text).collect();
-    if texts.is_empty() {
-        return Err(A2aClientError::protocol(
-            "the output has neither a text nor a data part",
-        ));
-    }
-    Ok(Value::String(texts.concat()))
-}
-
-/// A message's text parts, joined.
-pub(super) fn text_of(message: &Message) -> String {
-    let texts: Vec<&str> = message.parts.iter().filter_map(Part::as_text).collect();
-    texts.join("\n")
 }
 
 /// A state as A2A's JSON names it, without the prefix (`failed`, `input-required`).

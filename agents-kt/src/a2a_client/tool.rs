@@ -4,17 +4,14 @@
 //! journal (the remote's answer is recorded as the call's result, so a replay does not send the
 //! task again) — and only a call they let through reaches the remote.
 
-use std::borrow::Cow;
-use std::sync::Arc;
-
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::A2aAgent;
-use crate::agent::{AgentArgs, Delegation};
+use crate::agent::{DelegateTarget, Delegation};
 use crate::tool::ToolTarget;
-use crate::{AgentInput, AgentOutput, Tool, ToolContext, ToolError};
+use crate::{AgentInput, AgentOutput, ToolContext, ToolError};
 
 /// A remote agent offered to a local agent's model as a tool: what [`A2aAgent::as_tool`]
 /// returns, registered with [`AgentBuilder::sub_agent`](crate::AgentBuilder::sub_agent) (typed
@@ -130,39 +127,36 @@ where
     }
 }
 
-/// The tool an [`A2aTool`] is registered as under its run-time name; a handoff's transfer is
-/// one whose remote reads the conversation so far.
-struct RemoteDelegate<IN, OUT> {
-    tool: A2aTool<IN, OUT>,
-    continues_conversation: bool,
-}
-
-impl<IN, OUT> Tool for RemoteDelegate<IN, OUT>
+/// A remote agent as the target of a tool registered under a run-time name (`as_tool`, a
+/// handoff): an ordinary tool call of the local agent, its result journaled as one step.
+impl<IN, OUT> DelegateTarget for A2aTool<IN, OUT>
 where
     IN: AgentInput + DeserializeOwned + JsonSchema + Clone + Sync,
     OUT: AgentOutput + Serialize + Sync,
 {
-    // Registered under the tool's name; this one is never looked up.
-    const NAME: &'static str = "<remote agent>";
-    type Args = AgentArgs<IN>;
-    type Output = OUT;
+    type In = IN;
+    type Out = OUT;
+    const RUNS_AGENT: bool = false;
 
-    fn description(&self) -> Cow<'static, str> {
-        Cow::Owned(self.tool.description.clone())
+    fn name(&self) -> &str {
+        &self.name
     }
 
-    fn manifest_source(&self) -> Option<serde_json::Value> {
-        Some(self.tool.manifest(self.continues_conversation))
+    fn description(&self) -> &str {
+        &self.description
     }
 
-    async fn call(&self, args: AgentArgs<IN>, ctx: &ToolContext) -> Result<OUT, ToolError> {
-        let conversation = match (self.continues_conversation, ctx.parent()) {
-            (true, Some(parent)) => parent.conversation(),
-            _ => Vec::new(),
-        };
-        self.tool
-            .call(&args.0, &self.tool.name, &conversation, ctx)
-            .await
+    fn manifest(&self, handoff: bool) -> serde_json::Value {
+        A2aTool::manifest(self, handoff)
+    }
+
+    async fn delegate(
+        &self,
+        input: IN,
+        history: Vec<crate::Message>,
+        ctx: &ToolContext,
+    ) -> Result<OUT, ToolError> {
+        self.call(&input, &self.name, &history, ctx).await
     }
 }
 
@@ -177,12 +171,7 @@ where
             self.agent.name(),
             self.name
         );
-        let name: Arc<str> = Arc::from(self.name.as_str());
-        let tool = RemoteDelegate {
-            tool: self,
-            continues_conversation: false,
-        };
-        Delegation::new(name, source, tool)
+        Delegation::new(self, source, false)
     }
 }
 
@@ -198,11 +187,7 @@ where
             self.name()
         );
         let source = format!("the handoff to A2A agent `{}`", self.name());
-        let tool = RemoteDelegate {
-            tool: A2aTool::new(self, name.clone(), description),
-            continues_conversation: true,
-        };
-        Delegation::new(Arc::from(name.as_str()), source, tool)
+        Delegation::new(A2aTool::new(self, name, description), source, true)
     }
 }
 

@@ -3,12 +3,73 @@
 //! [`AgentTool`], an [`Agent`]) or one in another process (an `A2aTool`, an `A2aAgent`, feature
 //! `a2a`), each registered as one tool under its run-time name — the same guard for both.
 
+use std::borrow::Cow;
+use std::future::Future;
 use std::sync::Arc;
 
-use super::sub_agent::{AgentTool, Delegate};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::sub_agent::{AgentArgs, AgentTool};
 use super::{Agent, AgentInput, AgentOutput};
-use crate::Tool;
 use crate::tool::register::{self, PendingTool};
+use crate::{Message, Tool, ToolContext, ToolError};
+
+/// What a tool registered under a run-time name runs: an agent here ([`AgentTool`]) or in
+/// another process (`A2aTool`).
+pub(crate) trait DelegateTarget: Send + Sync + 'static {
+    type In: AgentInput + DeserializeOwned + JsonSchema + Clone + Sync;
+    type Out: AgentOutput + Serialize + Sync;
+    /// Whether it runs a local agent (see [`Tool::RUNS_AGENT`]).
+    const RUNS_AGENT: bool;
+
+    /// The name the calling model uses.
+    fn name(&self) -> &str;
+    /// What the calling model is told it does.
+    fn description(&self) -> &str;
+    /// What the permission manifest says the tool runs; `handoff`: as a handoff's transfer.
+    fn manifest(&self, handoff: bool) -> serde_json::Value;
+    /// Run it on `input`, after `history` (a handoff's conversation so far), for the call `ctx`.
+    fn delegate(
+        &self,
+        input: Self::In,
+        history: Vec<Message>,
+        ctx: &ToolContext,
+    ) -> impl Future<Output = Result<Self::Out, ToolError>> + Send;
+}
+
+/// The tool a [`DelegateTarget`] is registered as; a handoff's transfer is one whose target
+/// continues the caller's conversation.
+pub(crate) struct Delegate<T> {
+    pub tool: T,
+    /// Whether the target reads the caller's conversation so far (a handoff).
+    pub continues_conversation: bool,
+}
+
+impl<T: DelegateTarget> Tool for Delegate<T> {
+    // Registered under the target's name; this one is never looked up.
+    const NAME: &'static str = "<delegate>";
+    const RUNS_AGENT: bool = T::RUNS_AGENT;
+    type Args = AgentArgs<T::In>;
+    type Output = T::Out;
+
+    fn description(&self) -> Cow<'static, str> {
+        Cow::Owned(self.tool.description().to_string())
+    }
+
+    fn manifest_source(&self) -> Option<serde_json::Value> {
+        Some(self.tool.manifest(self.continues_conversation))
+    }
+
+    async fn call(&self, args: AgentArgs<T::In>, ctx: &ToolContext) -> Result<T::Out, ToolError> {
+        let history = match (self.continues_conversation, ctx.parent()) {
+            (true, Some(parent)) => parent.conversation(),
+            _ => Vec::new(),
+        };
+        self.tool.delegate(args.0, history, ctx).await
+    }
+}
 
 /// A tool that runs an agent, ready to be registered: its name, where it came from (for a
 /// duplicate's error), and how its runtime is built. Not public API.
@@ -20,7 +81,13 @@ pub struct Delegation {
 }
 
 impl Delegation {
-    pub(crate) fn new<T: Tool>(name: Arc<str>, source: String, tool: T) -> Self {
+    /// `target` registered under its name; `handoff`: as a handoff's transfer.
+    pub(crate) fn new<T: DelegateTarget>(target: T, source: String, handoff: bool) -> Self {
+        let name: Arc<str> = Arc::from(target.name());
+        let tool = Delegate {
+            tool: target,
+            continues_conversation: handoff,
+        };
         Delegation {
             pending: register::runtime_tool(Arc::clone(&name), tool),
             name,
@@ -62,12 +129,7 @@ where
 {
     fn delegation(self) -> Delegation {
         let source = format!("the sub-agent `{}`", self.name());
-        let name: Arc<str> = Arc::from(self.name());
-        let tool = Delegate {
-            tool: self,
-            continues_conversation: false,
-        };
-        Delegation::new(name, source, tool)
+        Delegation::new(self, source, false)
     }
 }
 
@@ -78,8 +140,6 @@ where
 {
     fn delegation(self) -> Delegation {
         let source = format!("the handoff to agent `{}`", self.name());
-        let tool = super::handoff::transfer_to(self);
-        let name: Arc<str> = Arc::from(tool.tool.name());
-        Delegation::new(name, source, tool)
+        Delegation::new(super::handoff::transfer_to(self), source, true)
     }
 }

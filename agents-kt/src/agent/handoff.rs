@@ -3,23 +3,20 @@
 //! reads the conversation so far; the caller's loop ends with its output (see
 //! `Run::handed_off`).
 
-use super::sub_agent::Delegate;
+use super::sub_agent::AgentTool;
 use super::{Agent, AgentInput, AgentOutput};
 
 /// The `transfer_to_<name>` tool of a handoff to `agent`.
 pub(crate) fn transfer_to<IN: AgentInput, OUT: AgentOutput>(
     agent: Agent<IN, OUT>,
-) -> Delegate<IN, OUT> {
+) -> AgentTool<IN, OUT> {
     let description = format!(
         "Hand the conversation over to the agent '{}', which answers the user from here on. \
          Call it when that agent is the one to help.",
         agent.name()
     );
     let name = transfer_name(agent.name());
-    Delegate {
-        tool: agent.as_tool(name, description),
-        continues_conversation: true,
-    }
+    agent.as_tool(name, description)
 }
 
 /// `transfer_to_<name>`, with every character a tool name may not hold made `_`.

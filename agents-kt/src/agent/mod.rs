@@ -29,6 +29,8 @@ mod unlinked;
 
 pub use agent_ref::AgentRef;
 pub use builder::AgentBuilder;
+#[cfg(feature = "a2a-client")]
+pub(crate) use delegation::DelegateTarget;
 #[doc(hidden)]
 pub use delegation::Delegation;
 pub use delegation::{HandoffTarget, SubAgentTool};

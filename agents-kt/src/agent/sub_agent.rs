@@ -15,11 +15,12 @@ use serde_json::Value;
 use futures::future::BoxFuture;
 
 use super::agent_ref::AgentRef;
+use super::delegation::DelegateTarget;
 use super::lineage::{Lineage, ScopedJournal};
 use super::run::{Caller, Run};
 use super::{Agent, AgentInput, AgentOutput};
 use crate::tool::{ChildOf, LinkedAgent, ToolTarget};
-use crate::{AgentError, Journal, Message, RunIds, Tool, ToolContext, ToolError};
+use crate::{AgentError, Journal, Message, RunIds, ToolContext, ToolError};
 
 /// An agent offered to other agents as a tool: what [`Agent::as_tool`] returns, registered with
 /// [`AgentBuilder::sub_agent`](crate::AgentBuilder::sub_agent). For interceptors typed by the
@@ -290,41 +291,37 @@ impl<IN: AgentInput, OUT: AgentOutput + Serialize> LinkedAgent<IN, OUT> for Agen
     }
 }
 
-/// The tool an [`AgentTool`] is registered as: its name is known only at run time. A handoff's
-/// transfer is one too, whose agent continues the caller's conversation.
-pub(crate) struct Delegate<IN, OUT> {
-    pub tool: AgentTool<IN, OUT>,
-    /// Whether the agent reads the caller's conversation so far (a handoff).
-    pub continues_conversation: bool,
-}
-
-impl<IN, OUT> Tool for Delegate<IN, OUT>
+/// A local agent as the target of a tool registered under a run-time name (a sub-agent, a
+/// handoff): it runs as a linked child run, its steps journaled inside the parent's.
+impl<IN, OUT> DelegateTarget for AgentTool<IN, OUT>
 where
     IN: AgentInput + DeserializeOwned + JsonSchema + Clone + Sync,
     OUT: AgentOutput + Serialize + Sync,
 {
-    // Registered under the `AgentTool`'s name; this one is never looked up.
-    const NAME: &'static str = "<sub-agent>";
+    type In = IN;
+    type Out = OUT;
     const RUNS_AGENT: bool = true;
-    type Args = AgentArgs<IN>;
-    type Output = OUT;
 
-    fn description(&self) -> Cow<'static, str> {
-        Cow::Owned(self.tool.description.clone())
+    fn name(&self) -> &str {
+        &self.name
     }
 
-    fn manifest_source(&self) -> Option<serde_json::Value> {
-        Some(self.tool.manifest_of_target(self.continues_conversation))
+    fn description(&self) -> &str {
+        &self.description
     }
 
-    async fn call(&self, args: AgentArgs<IN>, ctx: &ToolContext) -> Result<OUT, ToolError> {
-        let history = match (self.continues_conversation, ctx.parent()) {
-            (true, Some(parent)) => parent.conversation(),
-            _ => Vec::new(),
-        };
-        let agent = self.tool.agent()?;
-        agent
-            .run_nested(args.0, &self.tool.name, history, ctx)
+    fn manifest(&self, handoff: bool) -> serde_json::Value {
+        self.manifest_of_target(handoff)
+    }
+
+    async fn delegate(
+        &self,
+        input: IN,
+        history: Vec<Message>,
+        ctx: &ToolContext,
+    ) -> Result<OUT, ToolError> {
+        self.agent()?
+            .run_nested(input, &self.name, history, ctx)
             .await
     }
 }
