@@ -122,6 +122,41 @@ pub trait HandoffTarget<OUT> {
     fn delegation(self) -> Delegation;
 }
 
+/// A local agent as the target of a tool registered under a run-time name (a sub-agent, a
+/// handoff): it runs as a linked child run, its steps journaled inside the parent's.
+impl<IN, OUT> DelegateTarget for AgentTool<IN, OUT>
+where
+    IN: AgentInput + DeserializeOwned + JsonSchema + Clone + Sync,
+    OUT: AgentOutput + Serialize + Sync,
+{
+    type In = IN;
+    type Out = OUT;
+    const RUNS_AGENT: bool = true;
+
+    fn name(&self) -> &str {
+        self.name()
+    }
+
+    fn description(&self) -> &str {
+        AgentTool::description(self)
+    }
+
+    fn manifest(&self, handoff: bool) -> serde_json::Value {
+        self.manifest_of_target(handoff)
+    }
+
+    async fn delegate(
+        &self,
+        input: IN,
+        history: Vec<Message>,
+        ctx: &ToolContext,
+    ) -> Result<OUT, ToolError> {
+        self.agent()?
+            .run_nested(input, self.name(), history, ctx)
+            .await
+    }
+}
+
 impl<IN, OUT> SubAgentTool for AgentTool<IN, OUT>
 where
     IN: AgentInput + serde::de::DeserializeOwned + schemars::JsonSchema + Clone + Sync,

@@ -15,7 +15,6 @@ use serde_json::Value;
 use futures::future::BoxFuture;
 
 use super::agent_ref::AgentRef;
-use super::delegation::DelegateTarget;
 use super::lineage::{Lineage, ScopedJournal};
 use super::run::{Caller, Run};
 use super::{Agent, AgentInput, AgentOutput};
@@ -107,7 +106,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentTool<IN, OUT> {
 
     /// What the manifest says the tool runs: the agent's own manifest, or — an [`AgentRef`],
     /// bound after this is described — that it runs an agent by reference.
-    fn manifest_of_target(&self, handoff: bool) -> serde_json::Value {
+    pub(super) fn manifest_of_target(&self, handoff: bool) -> serde_json::Value {
         match &self.agent {
             Target::Agent(agent) => {
                 serde_json::json!({"agent": agent.manifest().json(), "handoff": handoff})
@@ -118,7 +117,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentTool<IN, OUT> {
 
     /// The agent the tool runs; an error when it is an [`AgentRef`] not bound (or whose agent
     /// is gone).
-    fn agent(&self) -> Result<Agent<IN, OUT>, ToolError> {
+    pub(super) fn agent(&self) -> Result<Agent<IN, OUT>, ToolError> {
         match &self.agent {
             Target::Agent(agent) => Ok(agent.clone()),
             Target::Ref(slot) => slot.resolve(),
@@ -288,41 +287,6 @@ impl<IN: AgentInput, OUT: AgentOutput + Serialize> LinkedAgent<IN, OUT> for Agen
             let agent = self.resolve()?;
             agent.run_nested(input, agent.name(), Vec::new(), ctx).await
         })
-    }
-}
-
-/// A local agent as the target of a tool registered under a run-time name (a sub-agent, a
-/// handoff): it runs as a linked child run, its steps journaled inside the parent's.
-impl<IN, OUT> DelegateTarget for AgentTool<IN, OUT>
-where
-    IN: AgentInput + DeserializeOwned + JsonSchema + Clone + Sync,
-    OUT: AgentOutput + Serialize + Sync,
-{
-    type In = IN;
-    type Out = OUT;
-    const RUNS_AGENT: bool = true;
-
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn description(&self) -> &str {
-        &self.description
-    }
-
-    fn manifest(&self, handoff: bool) -> serde_json::Value {
-        self.manifest_of_target(handoff)
-    }
-
-    async fn delegate(
-        &self,
-        input: IN,
-        history: Vec<Message>,
-        ctx: &ToolContext,
-    ) -> Result<OUT, ToolError> {
-        self.agent()?
-            .run_nested(input, &self.name, history, ctx)
-            .await
     }
 }
 
