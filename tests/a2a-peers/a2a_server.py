@@ -3,7 +3,8 @@ uvicorn), which the Rust tests call with our `A2aAgent`. Usage:
 
     a2a_server.py PORT
 
-Prints `ready` once it listens. What the agent does, by the message it gets:
+Prints `ready` once it listens. With A2A_NO_STREAMING=1 its card says it does not stream (a
+client must use the blocking `SendMessage`). What the agent does, by the message it gets:
 - a data part {"city": C}: completes with a data artifact {"city": C, "forecast": "sunny", "celsius": 21};
 - "fail": fails, saying "the python agent cannot do that";
 - "ask": asks "What is your account number?" (input-required); the reply completes the task
@@ -111,7 +112,7 @@ def main():
         description="A weather agent written with the Python A2A SDK.",
         version="1.0.0",
         supported_interfaces=[AgentInterface(url=base, protocol_binding="JSONRPC", protocol_version="1.0")],
-        capabilities=AgentCapabilities(streaming=True),
+        capabilities=AgentCapabilities(streaming=os.environ.get("A2A_NO_STREAMING") != "1"),
         default_input_modes=["text/plain", "application/json"],
         default_output_modes=["text/plain", "application/json"],
         skills=[AgentSkill(id="weather", name="weather", description="Forecasts", tags=["weather"])],

@@ -3,7 +3,9 @@
 //! that stops a call before a byte leaves (counted by a proxy), the card check refusing types
 //! that do not fit, the remote's approval asked of the local desk, a remote failure told to the
 //! model, a timeout canceling the remote task and its tool, a handoff carrying the conversation,
-//! the remote's progress in the parent's events, and a journaled call not sent again on replay.
+//! the remote's progress in the parent's events, a journaled call not sent again on replay, a
+//! refused connection retried but a request that may have arrived never resent, and an answer
+//! past the size cap refused.
 
 use std::time::Duration;
 
@@ -487,4 +489,44 @@ async fn a_refused_connection_is_retried_but_a_request_that_may_have_arrived_is_
         .unwrap_err();
     assert!(matches!(error, A2aClientError::Transport { .. }), "{error}");
     assert_eq!(accepted.len(), 1, "the request was not sent again");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_past_the_size_cap_is_a_clear_error() {
+    // An endpoint that answers every request with 2 MiB of JSON whitespace.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let flood = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                use tokio::io::{AsyncReadExt, AsyncWriteExt};
+                let mut buffer = [0u8; 4096];
+                let _ = stream.read(&mut buffer).await;
+                let body = vec![b' '; 2 << 20];
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+                    body.len()
+                );
+                let _ = stream.write_all(head.as_bytes()).await;
+                let _ = stream.write_all(&body).await;
+            });
+        }
+    });
+    let card_server = serve(triage(), Some(&flood)).await;
+    let remote =
+        A2aAgent::<Ticket, Routing>::builder(format!("http://{}", card_server.local_addr()))
+            .max_response_bytes(1 << 20)
+            .connect()
+            .await
+            .unwrap();
+    let error = remote
+        .send(Ticket {
+            text: "printer".into(),
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&error, A2aClientError::Protocol { reason } if reason.contains("exceeds 1048576 bytes")),
+        "{error}"
+    );
 }

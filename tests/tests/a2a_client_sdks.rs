@@ -198,3 +198,40 @@ async fn the_javascript_sdks_agent_answers_typed_fails_and_asks() {
         .unwrap();
     assert_eq!(call.await.unwrap().unwrap(), "order 42 found");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_python_agent_that_does_not_stream_is_called_with_blocking_send_message() {
+    let Some(python) = python_path() else { return };
+    let server = python_server(&python, &[("A2A_NO_STREAMING", "1")]).await;
+    let card: serde_json::Value =
+        reqwest::get(format!("{}/.well-known/agent-card.json", server.url))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+    assert_ne!(card["capabilities"]["streaming"], true, "{card}");
+    let weather = A2aAgent::<City, Forecast>::connect(&server.url)
+        .await
+        .unwrap();
+    let forecast = weather
+        .send(City {
+            city: "Rome".into(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(forecast.forecast, "sunny");
+    let (desk, mut inbox) = ApprovalDesk::new();
+    let text = A2aAgent::<String, String>::builder(&server.url)
+        .approvals(desk)
+        .connect()
+        .await
+        .unwrap();
+    let call = tokio::spawn(async move { text.send("ask".into()).await });
+    let question = inbox.next().await.unwrap();
+    let fingerprint = question.request().fingerprint.clone();
+    question
+        .answer(ApprovalAnswer::edit(fingerprint, json!({"reply": "777"})))
+        .unwrap();
+    assert_eq!(call.await.unwrap().unwrap(), "account 777 noted");
+}
