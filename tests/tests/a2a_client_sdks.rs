@@ -1,6 +1,7 @@
 //! `A2aAgent` against servers built with the official SDKs — Python (PyPI `a2a-sdk` 1.x,
 //! `tests/a2a-peers/a2a_server.py`) and JavaScript (npm `@a2a-js/sdk` 1.x, `a2a_server.mjs`): a
-//! typed call and a text call over their streaming JSON-RPC binding, the remote's failure, its
+//! typed call and a text call over their streaming JSON-RPC binding (and the blocking one when a
+//! card says it does not stream), the remote's failure, its
 //! `input-required` answered through the local desk (and refused without one), and a timeout
 //! canceling the remote task.
 //!
