@@ -192,7 +192,7 @@ where
 }
 
 /// Declare a tool that calls a remote A2A agent, typed by its input and output: a type
-/// implementing [`Tool`] with `Args` = the input and `Output` = the output, so typed
+/// implementing [`Tool`](crate::Tool) with `Args` = the input and `Output` = the output, so typed
 /// interceptors (`#[before_tool_call(Name)]`, `#[gate(Name)]`, `#[after_tool_call(Name)]`)
 /// guard the call with the compiler checking that a `ProceedWith` is an input and a
 /// `Substitute` an output — and a call they deny or substitute sends nothing. The doc comment

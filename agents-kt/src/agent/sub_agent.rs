@@ -349,7 +349,7 @@ impl<IN: JsonSchema> JsonSchema for AgentArgs<IN> {
 }
 
 /// Declare a tool that runs an agent, typed by the agent's input and output: a type
-/// implementing [`Tool`] with `Args` = the agent's `IN` and `Output` = its `OUT`, so typed
+/// implementing [`Tool`](crate::Tool) with `Args` = the agent's `IN` and `Output` = its `OUT`, so typed
 /// interceptors (`#[before_tool_call(Name)]`, `#[gate(Name)]`, `#[after_tool_call(Name)]`,
 /// `.before_tool_call(f)`) guard the call with the compiler checking that a `ProceedWith` is an
 /// `IN` and a `Substitute` an `OUT`. The doc comment is the tool's description for the model;
