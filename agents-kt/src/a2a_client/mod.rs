@@ -355,14 +355,60 @@ fn message_of<IN: Serialize>(
     Ok(message)
 }
 
-/// The remote's output read as `OUT` (a text read as a non-string type is tried as JSON).
+/// The remote's output read as `OUT`: a text read as a non-string type is tried as JSON, and
+/// data read as a string is its JSON text.
 fn fit<OUT: DeserializeOwned>(output: Value) -> Result<OUT, A2aClientError> {
     let fitted = match &output {
         Value::String(text) => OUT::deserialize(&output).or_else(|_| serde_json::from_str(text)),
-        _ => OUT::deserialize(&output),
+        _ => OUT::deserialize(&output).or_else(|error| {
+            OUT::deserialize(Value::String(output.to_string())).map_err(|_| error)
+        }),
     };
     fitted.map_err(|error| A2aClientError::Output {
         type_name: std::any::type_name::<OUT>(),
         reason: error.to_string(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    struct Routing {
+        queue: String,
+    }
+
+    #[test]
+    fn an_output_fits_its_type_from_data_or_from_json_text() {
+        let data = serde_json::json!({"queue": "hardware"});
+        let routing: Routing = fit(data.clone()).unwrap();
+        assert_eq!(routing.queue, "hardware");
+        let from_text: Routing = fit(Value::String(data.to_string())).unwrap();
+        assert_eq!(from_text.queue, "hardware");
+        let as_text: String = fit(data).unwrap();
+        assert_eq!(as_text, r#"{"queue":"hardware"}"#);
+        let error = fit::<Routing>(Value::String("no json".into())).unwrap_err();
+        assert!(matches!(error, A2aClientError::Output { .. }), "{error}");
+    }
+
+    #[test]
+    fn a_string_input_is_a_text_part_and_a_handoff_carries_only_spoken_messages() {
+        let conversation = [
+            crate::Message::system("be brief"),
+            crate::Message::user("refund order 42"),
+            crate::Message::assistant("", Vec::new()),
+            crate::Message::assistant("handing over", Vec::new()),
+        ];
+        let message = message_of(&"order 42".to_string(), &conversation).unwrap();
+        assert_eq!(message.text(), Some("order 42"));
+        let carried = &message.metadata.unwrap()[CONVERSATION_KEY];
+        assert_eq!(
+            carried,
+            &serde_json::json!([
+                {"role": "user", "content": "refund order 42"},
+                {"role": "assistant", "content": "handing over"}
+            ])
+        );
+    }
 }
