@@ -27,6 +27,7 @@ use serde_json::Value;
 pub use error::A2aClientError;
 pub use tool::A2aTool;
 
+use crate::approval::{Channel, RunApprovals};
 use crate::{ApprovalDesk, ToolContext};
 use question::Asker;
 use wire::Wire;
@@ -242,20 +243,25 @@ where
 
     /// Send `input` as a new task and wait for its output.
     pub async fn send(&self, input: IN) -> Result<OUT, A2aClientError> {
+        let remote = &self.remote;
+        let approvals = remote.desk.clone().map(|desk| {
+            let ids = crate::RunIds::new(format!("a2a-client/{}", remote.name), "a2a-client");
+            Arc::new(RunApprovals::new(Channel::Desk(desk), &ids, "", 0))
+        });
         let asker = Asker {
-            desk: self.remote.desk.clone(),
-            tool: &self.remote.name,
-            run_id: "",
-            agent: "",
-            depth: 0,
-            manifest: None,
-            remote: &self.remote.name,
+            approvals,
+            tool: &remote.name,
+            remote: &remote.name,
         };
         self.exchange(&input, &[], &asker, &|_| {}).await
     }
 
-    /// A call made by a local agent's tool: its run's approver answers the remote's questions,
-    /// its progress goes to the run's events; `conversation` (a handoff's) travels along.
+    /// A call made by a local agent's tool: its run's approval desk (else this agent's) answers
+    /// the remote's questions, its progress goes to the run's events; `conversation` (a
+    /// handoff's) travels along. The questions go to the desk even in a journaled run: they are
+    /// asked inside the call, which is one journaled step (its result is recorded, so a replay
+    /// neither sends the task nor asks again; a crash before the result was recorded sends the
+    /// task again, and the remote asks again).
     pub(crate) async fn call_from(
         &self,
         input: &IN,
@@ -264,16 +270,27 @@ where
         ctx: &ToolContext,
     ) -> Result<OUT, A2aClientError> {
         let parent = ctx.parent();
-        let ids = parent.map(|parent| parent.ids());
+        let desk = parent
+            .and_then(|parent| parent.approval_desk())
+            .or_else(|| self.remote.desk.clone());
+        let approvals = desk.map(|desk| {
+            let approvals = match parent {
+                Some(parent) => RunApprovals::new(
+                    Channel::Desk(desk),
+                    parent.ids(),
+                    parent.agent(),
+                    parent.depth(),
+                ),
+                None => {
+                    let ids = crate::RunIds::new(ctx.run_id(), ctx.session_id());
+                    RunApprovals::new(Channel::Desk(desk), &ids, "", 0)
+                }
+            };
+            Arc::new(approvals)
+        });
         let asker = Asker {
-            desk: parent
-                .and_then(|parent| parent.approval_desk())
-                .or_else(|| self.remote.desk.clone()),
+            approvals,
             tool,
-            run_id: ctx.run_id(),
-            agent: parent.map_or("", |parent| parent.agent()),
-            depth: parent.map_or(0, |parent| parent.depth()),
-            manifest: ids.and_then(|ids| ids.manifest.as_deref()),
             remote: &self.remote.name,
         };
         self.exchange(input, conversation, &asker, &|progress| ctx.emit(progress))

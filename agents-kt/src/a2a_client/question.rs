@@ -1,5 +1,5 @@
 //! A remote's `input-required`, put to the local approver. An agents-kt remote asks to approve
-//! one of its tool calls (its question carries an [`ApprovalRequest`]): the local approver sees
+//! one of its tool calls (its question carries an [`ApprovalRequest`](crate::ApprovalRequest)): the local approver sees
 //! the remote tool and arguments, and the answer goes back bound to the remote's fingerprint —
 //! approve, deny with a reason, or edit (the edit's `args` replace the remote tool's). Any other
 //! remote asks a free question: approving answers `approve`, an edit's `reply` (or the edit
@@ -11,19 +11,17 @@ use serde_json::{Value, json};
 
 use super::A2aClientError;
 use super::parts::text_of;
-use crate::{ApprovalAnswer, ApprovalDesk, ApprovalRequest};
+use std::sync::Arc;
+
+use crate::ApprovalAnswer;
+use crate::approval::RunApprovals;
 
 /// Who answers the remote's questions, and for whom they are asked.
 pub(super) struct Asker<'a> {
-    pub desk: Option<ApprovalDesk>,
+    /// The approvals the questions are asked through (a desk), or none: nobody can answer.
+    pub approvals: Option<Arc<RunApprovals>>,
     /// The local tool (or agent) name the question is asked under.
     pub tool: &'a str,
-    /// The local run asking, and its agent and depth.
-    pub run_id: &'a str,
-    pub agent: &'a str,
-    pub depth: u32,
-    /// The hash of the manifest the local run asks under.
-    pub manifest: Option<&'a str>,
     /// The remote agent's name, shown to the approver.
     pub remote: &'a str,
 }
@@ -31,7 +29,7 @@ pub(super) struct Asker<'a> {
 impl Asker<'_> {
     /// The parts of the reply to `question`, or why none is given.
     pub(super) async fn answer(&self, question: &Message) -> Result<Vec<Part>, A2aClientError> {
-        let Some(desk) = &self.desk else {
+        let Some(approvals) = &self.approvals else {
             return Err(A2aClientError::InputNotGiven {
                 reason: format!(
                     "the remote asked \"{}\" and nobody can answer here: give the agent (or the A2aAgent) an ApprovalDesk",
@@ -58,34 +56,10 @@ impl Asker<'_> {
                 "data": data,
             }),
         };
-        let fingerprint = match self.manifest {
-            Some(manifest) => crate::approval_fingerprint_under(manifest, self.tool, &args),
-            None => crate::approval_fingerprint(self.tool, &args),
-        };
-        let request = ApprovalRequest {
-            run_id: self.run_id.to_string(),
-            step: format!("remote-input:{}", self.tool),
-            tool: self.tool.to_string(),
-            args,
-            fingerprint: fingerprint.clone(),
-            manifest: self.manifest.map(str::to_string),
-            agent: self.agent.to_string(),
-            depth: self.depth,
-            since_ms: 0,
-        };
-        let answer = desk.ask(request).await;
-        let answer: ApprovalAnswer =
-            serde_json::from_value(answer).map_err(|error| A2aClientError::InputNotGiven {
-                reason: format!("the answer could not be read: {error}"),
-            })?;
-        if answer.fingerprint() != fingerprint {
-            return Err(A2aClientError::InputNotGiven {
-                reason: format!(
-                    "the answer is for another question (fingerprint {}, asked {fingerprint})",
-                    answer.fingerprint()
-                ),
-            });
-        }
+        let (answer, _) = approvals
+            .ask_about(self.tool, args)
+            .await
+            .map_err(|reason| A2aClientError::InputNotGiven { reason })?;
         match (remote_request, answer) {
             (_, ApprovalAnswer::Deny { reason, .. }) => {
                 Err(A2aClientError::InputNotGiven { reason })
@@ -112,7 +86,7 @@ impl Asker<'_> {
     }
 }
 
-/// What an agents-kt remote's approval question carries (the fields of its [`ApprovalRequest`]
+/// What an agents-kt remote's approval question carries (the fields of its [`ApprovalRequest`](crate::ApprovalRequest)
 /// this side needs; the rest may have been rewritten on the way — protobuf JSON makes every
 /// number a float).
 #[derive(serde::Deserialize)]

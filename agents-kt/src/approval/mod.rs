@@ -368,45 +368,13 @@ impl ApprovalScope {
 
     /// Ask about `args`; the answer as the caller's type.
     async fn ask(&self, args: Value) -> AnswerOf {
-        let number = self.run.asked.fetch_add(1, Ordering::Relaxed) + 1;
-        let step = format!("approval#{number}:{}", self.tool);
-        let manifest = self.run.manifest.as_deref();
-        let fingerprint = fingerprint(manifest, &self.tool, &args);
-        let request = ApprovalRequest {
-            run_id: self.run.run_id.clone(),
-            step: step.clone(),
-            tool: self.tool.clone(),
-            args,
-            fingerprint: fingerprint.clone(),
-            manifest: manifest.map(str::to_string),
-            agent: self.run.agent.clone(),
-            depth: self.run.depth,
-            since_ms: 0,
-        };
         self.waiting.store(true, Ordering::Relaxed);
-        let answer = match &self.run.channel {
-            Channel::Desk(desk) => Ok(desk.ask(request).await),
-            Channel::Journal(journal) => journal.approval(&step, request).await,
-        };
+        let answer = self.run.ask_about(&self.tool, args).await;
         self.waiting.store(false, Ordering::Relaxed);
-        let answer = match answer {
-            Ok(answer) => answer,
-            Err(error) => return AnswerOf::Denied(format!("approval not given: {error}")),
+        let (answer, fingerprint) = match answer {
+            Ok(answered) => answered,
+            Err(reason) => return AnswerOf::Denied(reason),
         };
-        let answer: ApprovalAnswer = match serde_json::from_value(answer) {
-            Ok(answer) => answer,
-            Err(error) => {
-                return AnswerOf::Denied(format!("the approval answer could not be read: {error}"));
-            }
-        };
-        if answer.fingerprint() != fingerprint {
-            // Stale: given for other arguments, or before the tree's permissions changed.
-            let under = manifest.map_or_else(String::new, |hash| format!(" under manifest {hash}"));
-            return AnswerOf::Denied(format!(
-                "the approval answered another question (fingerprint {}, asked {fingerprint}{under}): other arguments, or permissions that have changed since",
-                answer.fingerprint()
-            ));
-        }
         match answer {
             ApprovalAnswer::Approve { .. } => {
                 self.state().approved.push(fingerprint);
@@ -418,6 +386,49 @@ impl ApprovalScope {
                 AnswerOf::Edited(args)
             }
         }
+    }
+}
+
+impl RunApprovals {
+    /// Ask about a call of `tool` with `args` — the run's next approval step, through its
+    /// journal or its desk — and check that the answer is about them: the answer and the
+    /// fingerprint asked, or why there is none (a denial's reason).
+    pub(crate) async fn ask_about(
+        &self,
+        tool: &str,
+        args: Value,
+    ) -> Result<(ApprovalAnswer, String), String> {
+        let number = self.asked.fetch_add(1, Ordering::Relaxed) + 1;
+        let step = format!("approval#{number}:{tool}");
+        let manifest = self.manifest.as_deref();
+        let fingerprint = fingerprint(manifest, tool, &args);
+        let request = ApprovalRequest {
+            run_id: self.run_id.clone(),
+            step: step.clone(),
+            tool: tool.to_string(),
+            args,
+            fingerprint: fingerprint.clone(),
+            manifest: manifest.map(str::to_string),
+            agent: self.agent.clone(),
+            depth: self.depth,
+            since_ms: 0,
+        };
+        let answer = match &self.channel {
+            Channel::Desk(desk) => Ok(desk.ask(request).await),
+            Channel::Journal(journal) => journal.approval(&step, request).await,
+        };
+        let answer = answer.map_err(|error| format!("approval not given: {error}"))?;
+        let answer: ApprovalAnswer = serde_json::from_value(answer)
+            .map_err(|error| format!("the approval answer could not be read: {error}"))?;
+        if answer.fingerprint() != fingerprint {
+            // Stale: given for other arguments, or before the tree's permissions changed.
+            let under = manifest.map_or_else(String::new, |hash| format!(" under manifest {hash}"));
+            return Err(format!(
+                "the approval answered another question (fingerprint {}, asked {fingerprint}{under}): other arguments, or permissions that have changed since",
+                answer.fingerprint()
+            ));
+        }
+        Ok((answer, fingerprint))
     }
 }
 
