@@ -19,8 +19,7 @@ use a2a_server::jsonrpc::jsonrpc_router;
 use a2a_server::{RequestHandler, ServiceParams};
 use agents_kt::prelude::*;
 use agents_kt::{
-    A2aAgent, A2aServer, ChatChunk, ChatRequest, ChatResponse, ChatStream, ModelError, Role,
-    ToolCall,
+    A2aAgent, A2aServer, ChatRequest, ChatResponse, ChatStream, ModelError, Role, ToolCall,
 };
 use criterion::{Criterion, criterion_group, criterion_main};
 use futures::future::BoxFuture;
@@ -58,20 +57,8 @@ impl ModelClient for WeatherModel {
 
     // The A2A server runs the session path: the same answer, as one chunk each.
     fn chat_stream<'a>(&'a self, request: &'a ChatRequest) -> ChatStream<'a> {
-        let response = WeatherModel::answer(request);
-        let mut chunks = Vec::new();
-        if !response.content.is_empty() {
-            chunks.push(Ok(ChatChunk::Text(response.content.clone())));
-        }
-        for (index, call) in response.tool_calls.iter().enumerate() {
-            chunks.push(Ok(ChatChunk::tool_call_delta(
-                index,
-                Some(call.id.clone()),
-                Some(call.name.clone()),
-                call.arguments.clone(),
-            )));
-        }
-        Box::pin(futures::stream::iter(chunks))
+        let chunks = WeatherModel::answer(request).to_chunks();
+        Box::pin(futures::stream::iter(chunks.into_iter().map(Ok)))
     }
 }
 

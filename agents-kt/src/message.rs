@@ -351,6 +351,35 @@ pub struct ChatResponse {
 }
 
 impl ChatResponse {
+    /// The answer as the chunks a stream of it would carry — its text, then each tool call
+    /// whole — for a [`ModelClient`](crate::ModelClient) whose backend cannot stream: its
+    /// `chat_stream` can yield these.
+    ///
+    /// ```
+    /// use agents_kt::{ChatChunk, ChatResponse, ResponseAssembler, ToolCall};
+    /// let answer = ChatResponse::text("Looking it up.")
+    ///     .with_tool_calls(vec![ToolCall::new("c1", "get_weather", r#"{"city":"Oslo"}"#)]);
+    /// let mut assembled = ResponseAssembler::default();
+    /// for chunk in answer.to_chunks() {
+    ///     assembled.push(chunk);
+    /// }
+    /// let assembled = assembled.finish().unwrap();
+    /// assert_eq!(assembled.content, "Looking it up.");
+    /// assert_eq!(assembled.tool_calls[0].name, "get_weather");
+    /// ```
+    pub fn to_chunks(&self) -> Vec<ChatChunk> {
+        let text = (!self.content.is_empty()).then(|| ChatChunk::Text(self.content.clone()));
+        let calls = self.tool_calls.iter().enumerate().map(|(index, call)| {
+            ChatChunk::tool_call_delta(
+                index,
+                Some(call.id.clone()),
+                Some(call.name.clone()),
+                call.arguments.clone(),
+            )
+        });
+        text.into_iter().chain(calls).collect()
+    }
+
     /// A plain text answer.
     ///
     /// ```

@@ -6,8 +6,8 @@ use std::borrow::Cow;
 use std::time::Duration;
 
 use agents_kt::{
-    ChatChunk, ChatRequest, ChatResponse, ChatStream, ModelClient, ModelError, Role, Tool,
-    ToolCall, ToolContext, ToolError,
+    ChatRequest, ChatResponse, ChatStream, ModelClient, ModelError, Role, Tool, ToolCall,
+    ToolContext, ToolError,
 };
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
@@ -133,20 +133,8 @@ impl ModelClient for DeskModel {
     }
 
     fn chat_stream<'a>(&'a self, request: &'a ChatRequest) -> ChatStream<'a> {
-        let response = DeskModel::answer(request);
-        let mut chunks = Vec::new();
-        if !response.content.is_empty() {
-            chunks.push(Ok(ChatChunk::Text(response.content.clone())));
-        }
-        for (index, call) in response.tool_calls.iter().enumerate() {
-            chunks.push(Ok(ChatChunk::tool_call_delta(
-                index,
-                Some(call.id.clone()),
-                Some(call.name.clone()),
-                call.arguments.clone(),
-            )));
-        }
-        Box::pin(futures::stream::iter(chunks))
+        let chunks = DeskModel::answer(request).to_chunks();
+        Box::pin(futures::stream::iter(chunks.into_iter().map(Ok)))
     }
 }
 
