@@ -4,7 +4,8 @@
 //! that do not fit, the remote's approval asked of the local desk, a remote failure told to the
 //! model, a timeout canceling the remote task and its tool, a handoff carrying the conversation,
 //! the remote's progress in the parent's events, a journaled call not sent again on replay, a
-//! refused connection retried but a request that may have arrived never resent, and an answer
+//! refused connection retried but a request that may have arrived never resent, a parent session
+//! dropped mid-call canceling the remote task, and an answer
 //! past the size cap refused.
 
 use std::time::Duration;
@@ -529,4 +530,30 @@ async fn an_answer_past_the_size_cap_is_a_clear_error() {
         matches!(&error, A2aClientError::Protocol { reason } if reason.contains("exceeds 1048576 bytes")),
         "{error}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_parent_session_dropped_mid_call_cancels_the_remote_task() {
+    let slow = SlowReport::default();
+    let reporter = Agent::<String, String>::builder("reporter")
+        .model(DeskModel)
+        .tool(slow.clone())
+        .build()
+        .unwrap();
+    let server = serve(reporter, None).await;
+    let remote = A2aAgent::<String, String>::connect(server.url())
+        .await
+        .unwrap();
+    let planner = Agent::<String, String>::builder("planner")
+        .model(ScriptedModel::new([Reply::tool_call(
+            "reporter",
+            json!({"input": "slowly"}),
+        )]))
+        .sub_agent(remote.as_tool("reporter", "Writes slow reports."))
+        .build()
+        .unwrap();
+    let session = planner.session("report".into());
+    eventually(|| slow.log.entries().contains(&"started".to_string())).await;
+    drop(session);
+    eventually(|| slow.log.entries().contains(&"dropped".to_string())).await;
 }
