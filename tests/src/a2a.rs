@@ -17,31 +17,22 @@ use crate::Log;
 /// The Python SDK install, or `None` (after saying why); `AGENTS_KT_REQUIRE_A2A=1` makes its
 /// absence a failure.
 pub fn python_path() -> Option<String> {
-    match std::env::var("A2A_PYTHONPATH") {
-        Ok(dir) => Some(dir),
-        Err(_) => {
-            let required = std::env::var("AGENTS_KT_REQUIRE_A2A").is_ok_and(|v| v == "1");
-            assert!(
-                !required,
-                "AGENTS_KT_REQUIRE_A2A=1 but A2A_PYTHONPATH is not set"
-            );
-            eprintln!("skipping: run `eval \"$(scripts/a2a-peers.sh)\"` for the A2A SDK");
-            None
-        }
-    }
+    peer_install("A2A_PYTHONPATH")
 }
 
 /// The JavaScript SDK install (a directory holding `node_modules`), or `None` (after saying
 /// why); `AGENTS_KT_REQUIRE_A2A=1` makes its absence a failure.
 pub fn node_dir() -> Option<String> {
-    match std::env::var("A2A_NODE_DIR") {
+    peer_install("A2A_NODE_DIR")
+}
+
+/// Where `scripts/a2a-peers.sh` installed a peer, as the environment variable `var` says.
+fn peer_install(var: &str) -> Option<String> {
+    match std::env::var(var) {
         Ok(dir) => Some(dir),
         Err(_) => {
             let required = std::env::var("AGENTS_KT_REQUIRE_A2A").is_ok_and(|v| v == "1");
-            assert!(
-                !required,
-                "AGENTS_KT_REQUIRE_A2A=1 but A2A_NODE_DIR is not set"
-            );
+            assert!(!required, "AGENTS_KT_REQUIRE_A2A=1 but {var} is not set");
             eprintln!("skipping: run `eval \"$(scripts/a2a-peers.sh)\"` for the A2A SDKs");
             None
         }

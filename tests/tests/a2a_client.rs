@@ -201,6 +201,18 @@ async fn connect_refuses_types_that_do_not_fit_the_card() {
     assert!(matches!(error, A2aClientError::Card { .. }), "{error}");
 }
 
+/// A remote agent whose one tool takes a minute (and logs `dropped` when it is canceled),
+/// served.
+async fn serve_slow_reporter() -> (A2aHttpServer, SlowReport) {
+    let slow = SlowReport::default();
+    let reporter = Agent::<String, String>::builder("reporter")
+        .model(DeskModel)
+        .tool(slow.clone())
+        .build()
+        .unwrap();
+    (serve(reporter, None).await, slow)
+}
+
 /// A remote help desk whose weather lookups need approval.
 fn careful(weather: &GetWeather) -> Agent<String, String> {
     Agent::<String, String>::builder("careful")
@@ -312,13 +324,7 @@ async fn a_remote_failure_is_the_tools_error_the_model_reads() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_timeout_cancels_the_remote_task_and_its_tool_in_flight() {
-    let slow = SlowReport::default();
-    let reporter = Agent::<String, String>::builder("reporter")
-        .model(DeskModel)
-        .tool(slow.clone())
-        .build()
-        .unwrap();
-    let server = serve(reporter, None).await;
+    let (server, slow) = serve_slow_reporter().await;
     let remote = A2aAgent::<String, String>::builder(server.url())
         .timeout(Duration::from_millis(1500))
         .connect()
@@ -534,13 +540,7 @@ async fn an_answer_past_the_size_cap_is_a_clear_error() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_parent_session_dropped_mid_call_cancels_the_remote_task() {
-    let slow = SlowReport::default();
-    let reporter = Agent::<String, String>::builder("reporter")
-        .model(DeskModel)
-        .tool(slow.clone())
-        .build()
-        .unwrap();
-    let server = serve(reporter, None).await;
+    let (server, slow) = serve_slow_reporter().await;
     let remote = A2aAgent::<String, String>::connect(server.url())
         .await
         .unwrap();

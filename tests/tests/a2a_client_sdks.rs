@@ -34,6 +34,25 @@ agents_kt::a2a_tool! {
     pub struct PythonWeather("python_weather"): City => Forecast;
 }
 
+/// Send `ask` to the agent at `url` with a desk, and answer its question with `reply`: what the
+/// local approver was shown, and the call's output.
+async fn ask_and_reply(url: &str, reply: &str) -> (serde_json::Value, String) {
+    let (desk, mut inbox) = ApprovalDesk::new();
+    let remote = A2aAgent::<String, String>::builder(url)
+        .approvals(desk)
+        .connect()
+        .await
+        .unwrap();
+    let call = tokio::spawn(async move { remote.send("ask".into()).await });
+    let question = inbox.next().await.unwrap();
+    let asked = question.request().args.clone();
+    let fingerprint = question.request().fingerprint.clone();
+    question
+        .answer(ApprovalAnswer::edit(fingerprint, json!({ "reply": reply })))
+        .unwrap();
+    (asked, call.await.unwrap().unwrap())
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_typed_and_a_text_call_reach_the_python_sdks_agent() {
     let Some(python) = python_path() else { return };
@@ -112,24 +131,10 @@ async fn the_python_agents_question_is_answered_through_the_local_desk() {
         "{error}"
     );
 
-    let (desk, mut inbox) = ApprovalDesk::new();
-    let remote = A2aAgent::<String, String>::builder(&server.url)
-        .approvals(desk)
-        .connect()
-        .await
-        .unwrap();
-    let call = tokio::spawn(async move { remote.send("ask".into()).await });
-    let question = inbox.next().await.unwrap();
-    assert_eq!(
-        question.request().args["question"],
-        "What is your account number?"
-    );
-    assert_eq!(question.request().args["remote_agent"], "python-weather");
-    let fingerprint = question.request().fingerprint.clone();
-    question
-        .answer(ApprovalAnswer::edit(fingerprint, json!({"reply": "12345"})))
-        .unwrap();
-    assert_eq!(call.await.unwrap().unwrap(), "account 12345 noted");
+    let (asked, output) = ask_and_reply(&server.url, "12345").await;
+    assert_eq!(asked["question"], "What is your account number?");
+    assert_eq!(asked["remote_agent"], "python-weather");
+    assert_eq!(output, "account 12345 noted");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -177,10 +182,7 @@ async fn the_javascript_sdks_agent_answers_typed_fails_and_asks() {
             celsius: 9.0
         }
     );
-    let (desk, mut inbox) = ApprovalDesk::new();
-    let text = A2aAgent::<String, String>::builder(&server.url)
-        .approvals(desk)
-        .connect()
+    let text = A2aAgent::<String, String>::connect(&server.url)
         .await
         .unwrap();
     assert_eq!(text.send("hi".into()).await.unwrap(), "javascript echo: hi");
@@ -190,14 +192,9 @@ async fn the_javascript_sdks_agent_answers_typed_fails_and_asks() {
             if state == "failed" && message == "the javascript agent cannot do that"),
         "{error}"
     );
-    let call = tokio::spawn(async move { text.send("ask".into()).await });
-    let question = inbox.next().await.unwrap();
-    assert_eq!(question.request().args["question"], "Which order?");
-    let fingerprint = question.request().fingerprint.clone();
-    question
-        .answer(ApprovalAnswer::edit(fingerprint, json!({"reply": "42"})))
-        .unwrap();
-    assert_eq!(call.await.unwrap().unwrap(), "order 42 found");
+    let (asked, output) = ask_and_reply(&server.url, "42").await;
+    assert_eq!(asked["question"], "Which order?");
+    assert_eq!(output, "order 42 found");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -222,17 +219,6 @@ async fn a_python_agent_that_does_not_stream_is_called_with_blocking_send_messag
         .await
         .unwrap();
     assert_eq!(forecast.forecast, "sunny");
-    let (desk, mut inbox) = ApprovalDesk::new();
-    let text = A2aAgent::<String, String>::builder(&server.url)
-        .approvals(desk)
-        .connect()
-        .await
-        .unwrap();
-    let call = tokio::spawn(async move { text.send("ask".into()).await });
-    let question = inbox.next().await.unwrap();
-    let fingerprint = question.request().fingerprint.clone();
-    question
-        .answer(ApprovalAnswer::edit(fingerprint, json!({"reply": "777"})))
-        .unwrap();
-    assert_eq!(call.await.unwrap().unwrap(), "account 777 noted");
+    let (_, output) = ask_and_reply(&server.url, "777").await;
+    assert_eq!(output, "account 777 noted");
 }
