@@ -557,3 +557,40 @@ async fn a_parent_session_dropped_mid_call_cancels_the_remote_task() {
     drop(session);
     eventually(|| slow.log.entries().contains(&"dropped".to_string())).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gate_above_in_the_tree_stops_a_childs_remote_call_before_any_byte_is_sent() {
+    let (_server, proxy) = triage_behind_proxy().await;
+    let remote = A2aAgent::<Ticket, Routing>::connect(&proxy.url)
+        .await
+        .unwrap();
+    let child_model = ScriptedModel::new([
+        Reply::tool_call("ask_triage", json!({"text": "printer"})),
+        Reply::text("could not ask"),
+    ]);
+    let child = Agent::<String, String>::builder("clerk")
+        .model(child_model.clone())
+        .sub_agent(remote.as_tool("ask_triage", "Routes a ticket."))
+        .build()
+        .unwrap();
+    let root = Agent::<String, String>::builder("office")
+        .model(ScriptedModel::new([
+            Reply::tool_call("clerk", json!({"input": "file it"})),
+            Reply::text("filed"),
+        ]))
+        .sub_agent(child.as_tool("clerk", "Files tickets."))
+        .on_gate_tool_call(|name: &str, _: &Value| match name {
+            "ask_triage" => Verdict::deny("no outside calls from this office"),
+            _ => Verdict::Allow,
+        })
+        .build()
+        .unwrap();
+    let sent = proxy.sent();
+    assert_eq!(root.run("a ticket".into()).await.unwrap(), "filed");
+    assert!(
+        tool_result(&child_model, 1).contains("no outside calls from this office"),
+        "{}",
+        tool_result(&child_model, 1)
+    );
+    assert_eq!(proxy.sent(), sent, "not one byte reached the remote");
+}
