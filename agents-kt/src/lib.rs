@@ -100,6 +100,8 @@ mod policy;
 mod providers;
 #[cfg(any(feature = "mcp-client", feature = "a2a-client"))]
 mod schema_fit;
+#[cfg(feature = "sqlite")]
+mod sqlite_file;
 /// Entry points for `cargo fuzz` (see `fuzz/`): not part of the API.
 #[cfg(all(feature = "fuzzing", feature = "http"))]
 #[doc(hidden)]
@@ -150,6 +152,8 @@ pub use error::{AgentError, BuildError};
 pub use events::{
     AgentEvent, DecisionStage, InterceptionPoint, InterceptorDecision, PipelineEvent, RunIds,
 };
+#[cfg(feature = "sqlite")]
+pub use journal::SqliteJournal;
 pub use journal::{Journal, JournalError, MemoryJournal, journal_entry};
 #[cfg(feature = "mcp")]
 pub use mcp::{McpClient, McpHttpServer, McpServeError, McpServer, McpServerBuilder};

@@ -256,6 +256,7 @@ pub struct LedgerService {
     unguarded: bool,
     nested: bool,
     hang_after_approval: bool,
+    a2a: bool,
 }
 
 impl LedgerService {
@@ -273,7 +274,17 @@ impl LedgerService {
             unguarded: false,
             nested: false,
             hang_after_approval: false,
+            a2a: false,
         }
+    }
+
+    /// The service as a durable A2A server (its tasks in `tasks.db` of its directory).
+    pub async fn start_a2a(binary: &str, nested: bool) -> Self {
+        let mut service = Self::fresh(binary);
+        service.a2a = true;
+        service.nested = nested;
+        service.launch().await;
+        service
     }
 
     /// The service whose served agent is a front desk calling the ledger agent as a sub-agent
@@ -316,6 +327,7 @@ impl LedgerService {
             unguarded: false,
             nested: first.nested,
             hang_after_approval: false,
+            a2a: first.a2a,
         };
         service.launch().await;
         service
@@ -345,6 +357,9 @@ impl LedgerService {
         }
         if self.hang_after_approval {
             command.env("HANG_AFTER_APPROVAL", "1");
+        }
+        if self.a2a {
+            command.env("A2A", "1");
         }
         self.child = Some(command.spawn().expect("the ledger service starts"));
         let deadline = Instant::now() + Duration::from_secs(30);

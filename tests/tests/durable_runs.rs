@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use agents_kt::{
     Agent, AgentError, Approval, ApprovalAnswer, ApprovalDesk, Budget, Extensions,
-    InterceptContext, JournalError, MemoryJournal, Reply, ScriptedModel, Tool, ToolContext,
-    ToolError, Verdict,
+    InterceptContext, JournalError, MemoryJournal, Reply, ScriptedModel, SqliteJournal, Tool,
+    ToolContext, ToolError, Verdict,
 };
 use agents_kt_tests::Log;
 use futures::StreamExt;
@@ -471,4 +471,44 @@ async fn an_approver_who_keeps_editing_is_stopped_after_eight_edits() {
         tool_message(&model),
         "ERROR: Tool 'append' denied by policy: the approver edited the arguments more than 8 times"
     );
+}
+
+/// A run recorded in a SQLite file is replayed by another handle on the file (another process,
+/// after a crash) without the model or the tool; a second handle that records the same run at
+/// the same time is refused rather than interleaved.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sqlite_journal_replays_in_a_new_handle_and_refuses_a_second_writer() {
+    let scratch = agents_kt_tests::scratch::Scratch::new("sqlite-journal");
+    let file = scratch.0.join("runs.db");
+    let append = Append::default();
+    let model = calls_then_answers("pay 10");
+    let journal = SqliteJournal::open(&file, "run-s").unwrap();
+    // Opened before anything is recorded: it will try to record at position 0 too.
+    let late = SqliteJournal::open(&file, "run-s").unwrap();
+    let output = agent(&model, &append)
+        .run_journaled("go".into(), Extensions::new(), Arc::new(journal))
+        .await
+        .unwrap();
+    assert_eq!(output, "done");
+
+    let silent = ScriptedModel::new([]);
+    let replay = SqliteJournal::open(&file, "run-s").unwrap();
+    assert_eq!(replay.entries().len(), 3, "turn, tool, turn");
+    let output = agent(&silent, &append)
+        .run_journaled("go".into(), Extensions::new(), Arc::new(replay))
+        .await
+        .unwrap();
+    assert_eq!(output, "done");
+    assert_eq!(silent.requests().len(), 0);
+    assert_eq!(append.ledger.entries(), ["pay 10"], "the tool ran once");
+
+    let error = agent(&calls_then_answers("pay 11"), &append)
+        .run_journaled("go".into(), Extensions::new(), Arc::new(late))
+        .await
+        .unwrap_err();
+    assert!(
+        error.to_string().contains("another process"),
+        "the second writer is refused: {error}"
+    );
+    assert_eq!(append.ledger.entries(), ["pay 10"]);
 }

@@ -50,8 +50,9 @@ pub(super) fn start<IN, OUT>(
         let mut streamed = false;
         loop {
             tokio::select! {
-                // Its result is in its events (`Completed` or `Failed`).
-                _ = &mut run, if running => running = false,
+                // Events first: those the run sent before it asked a question are told before
+                // the question (a later `working` would hide the `input-required`).
+                biased;
                 event = events.next() => match event {
                     Some(event) => {
                         if report(&task, event, &mut streamed) {
@@ -73,18 +74,20 @@ pub(super) fn start<IN, OUT>(
                         Some(agent_message(&task, vec![Part::text(text), Part::data(request)])),
                     );
                 }
+                // Its result is in its events (`Completed` or `Failed`).
+                _ = &mut run, if running => running = false,
             }
         }
-        task.set_status(
-            TaskState::Failed,
-            Some(agent_message(
-                &task,
-                vec![Part::text("the run ended without an output")],
-            )),
-        );
+        fail(&task, "the run ended without an output");
     };
     let run = tokio::spawn(tracing::Instrument::in_current_span(execution));
     slot.set_run(run.abort_handle());
+}
+
+/// Fail `task` for `reason`.
+pub(super) fn fail(task: &TaskSlot, reason: &str) {
+    let message = agent_message(task, vec![Part::text(reason)]);
+    task.set_status(TaskState::Failed, Some(message));
 }
 
 /// Report one of the run's events on the task; `true` once the run has ended.
@@ -125,8 +128,7 @@ fn report<OUT: Serialize>(task: &TaskSlot, event: AgentEvent<OUT>, streamed: &mu
             return true;
         }
         AgentEvent::Failed { error, .. } => {
-            let message = agent_message(task, vec![Part::text(error.to_string())]);
-            task.set_status(TaskState::Failed, Some(message));
+            fail(task, &error.to_string());
             return true;
         }
         _ => {}

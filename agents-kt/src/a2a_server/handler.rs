@@ -169,34 +169,76 @@ where
             return self.resume(slot, message, watch);
         }
         let input: IN = input_of(&message)?;
-        let context_id = message
-            .context_id
-            .clone()
-            .unwrap_or_else(a2a::new_context_id);
-        let slot = self.tasks.create(principal.clone(), context_id.clone())?;
-        message.task_id = Some(slot.id().to_string());
-        message.context_id = Some(context_id.clone());
-        let message_metadata = message.metadata.clone().unwrap_or_default();
-        slot.publish(StreamResponse::Message(message));
+        let slot = self.tasks.create(principal.clone(), &mut message)?;
         let events = watch.then(|| slot.watch());
+        let span = task_span(params, slot.id());
+        span.in_scope(|| self.run(&slot, input, principal, &message))?;
+        Ok((slot, events))
+    }
+
+    /// Run `slot`'s task on `input` for `principal`, as `message` asked: through the agent's
+    /// whole guard, recorded in the task's journal when the server is durable. A task that
+    /// cannot run is failed with the reason.
+    fn run(
+        &self,
+        slot: &Arc<TaskSlot>,
+        input: IN,
+        principal: Option<String>,
+        message: &Message,
+    ) -> Result<(), A2AError> {
         // A context is a conversation, the principal's own (another's context id is another
         // conversation).
         let memory = self.memory.as_ref().map(|store| {
             let owner = principal.as_deref().unwrap_or("anonymous");
-            (Arc::clone(store), format!("a2a/{owner}/{context_id}"))
+            (
+                Arc::clone(store),
+                format!("a2a/{owner}/{}", slot.context_id()),
+            )
         });
         // The task's own desk: its questions become `input-required`.
-        let (desk, inbox) = ApprovalDesk::new();
+        let (task_desk, inbox) = ApprovalDesk::new();
+        let desk = self.agent.served_desk(task_desk);
+        let journal = match self.tasks.journal(slot.id(), &desk) {
+            Ok(journal) => journal,
+            Err(error) => {
+                execution::fail(slot, &error.to_string());
+                return Err(error);
+            }
+        };
         let served = Served {
             client: principal,
             desk,
             memory,
             above: self.above.clone(),
-            history: conversation_of(&message_metadata),
+            history: message
+                .metadata
+                .as_ref()
+                .map(conversation_of)
+                .unwrap_or_default(),
+            journal,
         };
-        let span = task_span(params, slot.id());
-        span.in_scope(|| execution::start(&self.agent, input, served, inbox, &slot));
-        Ok((slot, events))
+        execution::start(&self.agent, input, served, inbox, slot);
+        Ok(())
+    }
+
+    /// Run again the live tasks a durable server kept, each from its journal: what it did
+    /// before is replayed (the model not asked, a tool not run again), and an approval it
+    /// waited for is asked again — the same question, with the same fingerprint.
+    pub(super) fn rerun(&self, live: Vec<(Arc<TaskSlot>, Message)>) {
+        for (slot, message) in live {
+            let span = tracing::info_span!(
+                "a2a_task",
+                otel.name = "a2a resume",
+                "a2a.task.id" = slot.id(),
+            );
+            let owner = slot.owner().map(str::to_string);
+            let outcome = input_of::<IN>(&message)
+                .and_then(|input| span.in_scope(|| self.run(&slot, input, owner, &message)));
+            if let Err(error) = outcome {
+                tracing::error!(task = slot.id(), %error, "a kept A2A task could not be resumed");
+                execution::fail(&slot, &format!("the task could not be resumed: {error}"));
+            }
+        }
     }
 
     /// Answer the approval `slot`'s run waits for with `message`, and resume it.

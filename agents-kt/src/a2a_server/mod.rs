@@ -7,6 +7,8 @@ mod admission;
 mod card;
 mod execution;
 mod handler;
+#[cfg(feature = "sqlite")]
+mod task_file;
 mod tasks;
 
 use std::net::SocketAddr;
@@ -81,6 +83,8 @@ struct Settings<IN, OUT> {
     max_tasks: usize,
     memory: Option<Arc<dyn ConversationStore>>,
     above: Vec<Ancestor>,
+    /// The SQLite file a durable server keeps its tasks and their journals in.
+    task_file: Option<std::path::PathBuf>,
 }
 
 /// A running A2A server: where it listens, its card, and how to stop it.
@@ -134,6 +138,7 @@ where
                 max_tasks: 1000,
                 memory: None,
                 above: Vec::new(),
+                task_file: None,
             },
             errors: Vec::new(),
         }
@@ -166,12 +171,15 @@ where
             max_body_bytes: settings.max_body_bytes,
             body_timeout: settings.body_timeout,
         });
+        let (records, kept) = kept_tasks(settings.task_file.as_deref())?;
         let handler = Arc::new(A2aHandler {
             agent: settings.agent,
-            tasks: TaskTable::new(settings.max_tasks),
+            tasks: TaskTable::new(settings.max_tasks, records),
             memory: settings.memory,
             above: settings.above,
         });
+        let live = handler.tasks.restore(kept);
+        handler.rerun(live);
         let cards = Arc::new(a2a_server::StaticAgentCard::new(card.clone()));
         let router = axum::Router::new()
             .merge(a2a_server::agent_card::agent_card_router(cards))
@@ -265,6 +273,28 @@ where
         self
     }
 
+    /// Keep the server's tasks, and every step of their runs, in the SQLite database file at
+    /// `path` (feature `sqlite`): a server started again on the same file — after a crash, a
+    /// deploy — shows every task it had, and runs each live one on from its journal. What a run
+    /// did is replayed, not done again (the model is not asked, a tool does not run again); a
+    /// task that waited in `input-required` asks the same question again (same fingerprint), so
+    /// the client's answer still fits. A tool call in flight at the crash runs again, with the
+    /// same [`idempotency_key`](crate::ToolContext::idempotency_key). One server process per
+    /// file: two would run the same tasks (their journals refuse the second writer's steps).
+    ///
+    /// ```no_run
+    /// use agents_kt::{A2aServer, Agent, ScriptedModel};
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let agent = Agent::<String, String>::builder("triage").model(ScriptedModel::default()).build()?;
+    /// let server = A2aServer::builder(agent).durable("/var/lib/triage/tasks.db").build()?;
+    /// # let _ = server; Ok(()) }
+    /// ```
+    #[cfg(feature = "sqlite")]
+    pub fn durable(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.settings.task_file = Some(path.into());
+        self
+    }
+
     /// Judge every run the server starts by `policy` too, above the agent's own links (as
     /// [`McpServerBuilder::policy`](crate::McpServerBuilder::policy) does for MCP).
     pub fn policy(mut self, policy: &crate::Policy) -> Self {
@@ -282,6 +312,27 @@ where
             settings: self.settings,
         })
     }
+}
+
+/// Where a durable server keeps its tasks, and the tasks kept there.
+type Kept = (Option<Arc<dyn tasks::TaskRecords>>, Vec<tasks::KeptTask>);
+
+/// The task records of a durable server, and the tasks they kept; none without a task file.
+fn kept_tasks(path: Option<&std::path::Path>) -> Result<Kept, A2aServeError> {
+    let Some(path) = path else {
+        return Ok((None, Vec::new()));
+    };
+    #[cfg(feature = "sqlite")]
+    {
+        let file = task_file::TaskFile::open(path).map_err(A2aServeError)?;
+        let kept = file.load().map_err(A2aServeError)?;
+        Ok((Some(Arc::new(file)), kept))
+    }
+    #[cfg(not(feature = "sqlite"))]
+    Err(A2aServeError(format!(
+        "a task file ({}) needs the feature `sqlite`",
+        path.display()
+    )))
 }
 
 impl A2aHttpServer {

@@ -10,7 +10,7 @@ use futures::StreamExt;
 use futures::stream::BoxStream;
 use tokio::sync::broadcast;
 
-use crate::PendingApproval;
+use crate::{ApprovalDesk, Journal, PendingApproval};
 
 /// How many events a watcher may fall behind before it is sent the whole task again.
 const WATCH_BUFFER: usize = 32;
@@ -19,6 +19,31 @@ const WATCH_BUFFER: usize = 32;
 pub(super) struct TaskTable {
     state: Mutex<Table>,
     max: usize,
+    /// Where a durable server keeps them.
+    records: Option<Arc<dyn TaskRecords>>,
+}
+
+/// Where a durable server keeps its tasks ([`A2aServerBuilder::durable`](super::A2aServerBuilder::durable)):
+/// each task as it was created — its owner and the message that started it, all a restart needs
+/// to run it again from its journal — and as it stands whenever it finishes or waits.
+pub(super) trait TaskRecords: Send + Sync + 'static {
+    /// Keep the new `task` of `owner`, started by `message`; a task that cannot be kept is not
+    /// started.
+    fn created(&self, task: &Task, owner: Option<&str>, message: &Message) -> Result<(), String>;
+
+    /// Keep `task` as it stands now.
+    fn changed(&self, task: &Task);
+
+    /// The journal of task `id`'s run (what a restart replays it from), asking `desk` for
+    /// approvals.
+    fn journal(&self, id: &str, desk: ApprovalDesk) -> Result<Arc<dyn Journal>, String>;
+}
+
+/// A task a durable server kept: as it stood, its owner, and the message that started it.
+pub(super) struct KeptTask {
+    pub task: Task,
+    pub owner: Option<String>,
+    pub message: Message,
 }
 
 #[derive(Default)]
@@ -51,6 +76,8 @@ struct SlotState {
     question: Option<PendingApproval>,
     /// Stops the run (on cancel).
     run: Option<tokio::task::AbortHandle>,
+    /// Where a durable server keeps the task.
+    records: Option<Arc<dyn TaskRecords>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -60,18 +87,21 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl TaskTable {
-    pub(super) fn new(max: usize) -> Self {
+    pub(super) fn new(max: usize, records: Option<Arc<dyn TaskRecords>>) -> Self {
         TaskTable {
             state: Mutex::new(Table::default()),
             max: max.max(1),
+            records,
         }
     }
 
-    /// A new task for `owner`, submitted; refused when the table is full of live tasks.
+    /// A new task for `owner`, started by `message` (given the task's id, and a new context
+    /// unless it names one), submitted, kept when the server is durable; refused when the
+    /// table is full of live tasks.
     pub(super) fn create(
         &self,
         owner: Option<String>,
-        context_id: String,
+        message: &mut Message,
     ) -> Result<Arc<TaskSlot>, A2AError> {
         let mut table = lock(&self.state);
         if table.slots.len() >= self.max {
@@ -90,29 +120,93 @@ impl TaskTable {
             }
         }
         let id = a2a::new_task_id();
+        let context_id = message
+            .context_id
+            .clone()
+            .unwrap_or_else(a2a::new_context_id);
+        message.task_id = Some(id.clone());
+        message.context_id = Some(context_id.clone());
         let task = Task {
             id: id.clone(),
-            context_id: context_id.clone(),
+            context_id,
             status: status(TaskState::Submitted, None),
             artifacts: None,
-            history: None,
+            history: Some(vec![message.clone()]),
             metadata: None,
         };
+        if let Some(records) = &self.records {
+            records
+                .created(&task, owner.as_deref(), message)
+                .map_err(|reason| {
+                    tracing::error!(%reason, "an A2A task could not be kept; not started");
+                    A2AError::internal(format!("the task could not be kept: {reason}"))
+                })?;
+        }
+        Ok(self.insert(&mut table, task, owner))
+    }
+
+    /// The journal task `id`'s run records in, asking `desk`, when the server is durable.
+    pub(super) fn journal(
+        &self,
+        id: &str,
+        desk: &ApprovalDesk,
+    ) -> Result<Option<Arc<dyn Journal>>, A2AError> {
+        let Some(records) = &self.records else {
+            return Ok(None);
+        };
+        records
+            .journal(id, desk.clone())
+            .map(Some)
+            .map_err(|reason| {
+                tracing::error!(%reason, task = id, "an A2A task's journal could not be opened");
+                A2AError::internal(format!("the task's journal could not be opened: {reason}"))
+            })
+    }
+
+    /// The tasks a durable server kept, back in the table: a finished one as it stood, a live
+    /// one as its message left it (its run, replayed from its journal, tells the rest again).
+    /// The live ones are returned, to be run.
+    pub(super) fn restore(&self, kept: Vec<KeptTask>) -> Vec<(Arc<TaskSlot>, Message)> {
+        let mut table = lock(&self.state);
+        let mut live = Vec::new();
+        for KeptTask {
+            mut task,
+            owner,
+            message,
+        } in kept
+        {
+            let finished = task.status.state.is_terminal();
+            if !finished {
+                task.status = status(TaskState::Submitted, None);
+                task.history = Some(vec![message.clone()]);
+                task.artifacts = None;
+            }
+            let slot = self.insert(&mut table, task, owner);
+            if !finished {
+                live.push((slot, message));
+            }
+        }
+        live
+    }
+
+    fn insert(&self, table: &mut Table, task: Task, owner: Option<String>) -> Arc<TaskSlot> {
+        let id = task.id.clone();
         let slot = Arc::new(TaskSlot {
             id: id.clone(),
-            context_id,
+            context_id: task.context_id.clone(),
             owner,
             state: Mutex::new(SlotState {
                 task,
                 events: None,
                 question: None,
                 run: None,
+                records: self.records.clone(),
             }),
             paused: tokio::sync::Notify::new(),
         });
         table.order.push_back(id.clone());
         table.slots.insert(id, Arc::clone(&slot));
-        Ok(slot)
+        slot
     }
 
     /// The task `id` as `principal` may see it: another principal's task is "not found", as if
@@ -170,6 +264,11 @@ impl TaskSlot {
         &self.context_id
     }
 
+    /// The principal that created it.
+    pub(super) fn owner(&self) -> Option<&str> {
+        self.owner.as_deref()
+    }
+
     /// Whether the task has finished (without copying it).
     pub(super) fn is_finished(&self) -> bool {
         lock(&self.state).task.status.state.is_terminal()
@@ -186,6 +285,10 @@ impl TaskSlot {
         let mut state = lock(&self.state);
         apply(&mut state.task, &event);
         let paused = pauses_at(&state.task.status.state);
+        if paused && let Some(records) = &state.records {
+            // Under the task's lock: two changes are kept in the order they happened.
+            records.changed(&state.task);
+        }
         // Nobody watching is fine: the task keeps the event.
         if let Some(events) = &state.events {
             let _ = events.send(event);

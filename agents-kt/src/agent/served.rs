@@ -27,6 +27,8 @@ pub(crate) struct Served {
     pub above: Vec<Ancestor>,
     /// The conversation so far that a caller's handoff carried (user and assistant text).
     pub history: Vec<crate::Message>,
+    /// Where its steps are recorded, on a durable server: a restart replays it from there.
+    pub journal: Option<Arc<dyn crate::Journal>>,
 }
 
 /// A served session's run, not yet started: its events, and the run for the server to poll on
@@ -43,22 +45,31 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         input: IN,
         served: Served,
     ) -> ServedRun<OUT, impl Future<Output = Result<OUT, AgentError>> + Send + 'static> {
-        let mut ids = self.next_ids("a2a");
-        if let Some((_, conversation)) = &served.memory {
-            ids.session_id = conversation.clone();
-        }
-        let wait = self.inner.core.conversation_wait;
-        let caller = Caller {
-            client: served.client,
-            desk: Some(served.desk),
-            above: served.above,
-            history: served.history,
-            memory: served
-                .memory
-                .map(|(store, conversation)| Remembered::new(store, conversation, wait)),
-            ..Caller::default()
+        let journaled = served.journal.is_some();
+        let (mut ids, mut caller) = match served.journal {
+            Some(journal) => self.journaled_caller(crate::Extensions::new(), journal),
+            None => (self.next_ids("a2a"), Caller::default()),
         };
+        let wait = self.inner.core.conversation_wait;
+        if let Some((store, conversation)) = served.memory {
+            let mut remembered = Remembered::new(store, conversation.clone(), wait);
+            if journaled {
+                remembered = remembered.held_as(format!("run/{}", ids.run_id));
+            }
+            ids.session_id = conversation;
+            caller.memory = Some(remembered);
+        }
+        caller.client = served.client;
+        caller.desk = Some(served.desk);
+        caller.above = served.above;
+        caller.history = served.history;
         let (_, events, run) = self.session_parts(input, ids, caller);
         ServedRun { events, run }
+    }
+
+    /// The desk a served run's approvals go to: the agent's own (its operator's) when it has
+    /// one, else the task's.
+    pub(crate) fn served_desk(&self, task_desk: ApprovalDesk) -> ApprovalDesk {
+        self.inner.core.approval_desk.clone().unwrap_or(task_desk)
     }
 }

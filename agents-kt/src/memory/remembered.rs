@@ -59,6 +59,17 @@ impl Remembered {
         }
     }
 
+    /// The same link, holding the lease as `holder`: a journaled run's name, the same when it
+    /// is replayed after a crash, so the replay takes back the lease its first life held.
+    #[cfg_attr(
+        not(feature = "a2a"),
+        expect(dead_code, reason = "only served runs are journaled with memory")
+    )]
+    pub(crate) fn held_as(mut self, holder: String) -> Self {
+        self.holder = holder;
+        self
+    }
+
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }

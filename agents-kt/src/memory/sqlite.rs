@@ -4,13 +4,13 @@
 //! transaction.
 
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use super::{Conversation, ConversationStore, StoreError};
-use crate::Message;
+use crate::{Message, sqlite_file};
 
 /// A [`ConversationStore`] in a SQLite database file, safe to share between processes (each
 /// append is one immediate transaction that checks the version it continues). Calls run on
@@ -32,7 +32,7 @@ use crate::Message;
 /// ```
 #[derive(Clone)]
 pub struct SqliteStore {
-    connection: Arc<Mutex<Connection>>,
+    connection: sqlite_file::Shared,
 }
 
 impl std::fmt::Debug for SqliteStore {
@@ -41,36 +41,24 @@ impl std::fmt::Debug for SqliteStore {
     }
 }
 
-/// How long a writer waits for another process's transaction before giving up.
-const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+/// The store's tables: messages by conversation and position, and each conversation's lease.
+const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS agents_kt_messages (
+         conversation TEXT NOT NULL,
+         position     INTEGER NOT NULL,
+         message      TEXT NOT NULL,
+         PRIMARY KEY (conversation, position)
+     );
+     CREATE TABLE IF NOT EXISTS agents_kt_leases (
+         conversation TEXT PRIMARY KEY,
+         holder       TEXT NOT NULL,
+         until_ms     INTEGER NOT NULL
+     );";
 
 impl SqliteStore {
     /// Open (creating if needed) the database file at `path`.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
-        let connection = Connection::open(path).map_err(backend)?;
-        connection.busy_timeout(BUSY_TIMEOUT).map_err(backend)?;
-        // Readers do not block the writer, nor the writer the readers.
-        connection
-            .query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))
-            .map_err(backend)?;
-        connection
-            .execute_batch(
-                "CREATE TABLE IF NOT EXISTS agents_kt_messages (
-                     conversation TEXT NOT NULL,
-                     position     INTEGER NOT NULL,
-                     message      TEXT NOT NULL,
-                     PRIMARY KEY (conversation, position)
-                 );
-                 CREATE TABLE IF NOT EXISTS agents_kt_leases (
-                     conversation TEXT PRIMARY KEY,
-                     holder       TEXT NOT NULL,
-                     until_ms     INTEGER NOT NULL
-                 );",
-            )
-            .map_err(backend)?;
-        Ok(SqliteStore {
-            connection: Arc::new(Mutex::new(connection)),
-        })
+        let connection = sqlite_file::open(path.as_ref(), SCHEMA).map_err(backend)?;
+        Ok(SqliteStore { connection })
     }
 
     /// Run `work` on the connection, on the blocking pool.
@@ -79,14 +67,7 @@ impl SqliteStore {
         work: impl FnOnce(&mut Connection) -> Result<T, StoreError> + Send + 'static,
     ) -> BoxFuture<'static, Result<T, StoreError>> {
         let connection = Arc::clone(&self.connection);
-        Box::pin(async move {
-            tokio::task::spawn_blocking(move || {
-                let mut connection = connection.lock().unwrap_or_else(|p| p.into_inner());
-                work(&mut connection)
-            })
-            .await
-            .map_err(|error| StoreError::Backend(format!("the store's task failed: {error}")))?
-        })
+        Box::pin(async move { sqlite_file::blocking(&connection, work, StoreError::Backend).await })
     }
 }
 

@@ -19,6 +19,10 @@
 //!   ledger agent as a sub-agent tool (`bookkeeper`); its calls are counted in
 //!   `front-calls.txt`.
 //!
+//! - with `A2A=1`, the agent is served over A2A by a durable `A2aServer` (its tasks and their
+//!   journals in `LEDGER_DIR/tasks.db`, its conversations in `LEDGER_DIR/memory.db`) instead of
+//!   as a Restate workflow; the approval is then a task in `input-required`.
+//!
 //! Environment: `LISTEN` (address), `LEDGER_DIR`, `WORKER` (a name).
 
 use std::borrow::Cow;
@@ -27,8 +31,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use agents_kt::{
-    Agent, Approval, ChatChunk, ChatRequest, ChatResponse, ChatStream, InterceptContext,
-    ModelClient, ModelError, Role, Tool, ToolCall, ToolContext, ToolError, Verdict,
+    A2aServer, Agent, Approval, ChatChunk, ChatRequest, ChatResponse, ChatStream, InterceptContext,
+    ModelClient, ModelError, Role, SqliteStore, Tool, ToolCall, ToolContext, ToolError, Verdict,
 };
 use agents_kt_restate::AgentWorkflow;
 use futures::future::BoxFuture;
@@ -147,10 +151,10 @@ impl<M: Answers> ModelClient for Answering<M> {
     }
 
     fn chat_stream<'a>(&'a self, request: &'a ChatRequest) -> ChatStream<'a> {
-        let response = self.0.answer(request);
-        Box::pin(futures::stream::once(async move {
-            Ok::<_, ModelError>(ChatChunk::Text(response.content))
-        }))
+        let chunks = self.0.answer(request).to_chunks();
+        Box::pin(futures::stream::iter(
+            chunks.into_iter().map(Ok::<ChatChunk, ModelError>),
+        ))
     }
 }
 
@@ -229,6 +233,17 @@ async fn main() {
     } else {
         agent
     };
+    if std::env::var("A2A").is_ok_and(|v| v == "1") {
+        let memory = SqliteStore::open(dir.join("memory.db")).expect("the memory file opens");
+        let server = A2aServer::builder(agent)
+            .durable(dir.join("tasks.db"))
+            .memory(&memory)
+            .build()
+            .expect("the A2A server builds");
+        let address = address.parse().expect("LISTEN is an address");
+        server.serve(address).await.expect("the A2A server serves");
+        return;
+    }
     let listener = tokio::net::TcpListener::bind(&address)
         .await
         .expect("the service address is free");

@@ -12,10 +12,16 @@
 //! and tests); the crate `agents-kt-restate` records in Restate, where the steps outlive any
 //! process.
 
-use std::sync::Mutex;
-
 use futures::future::BoxFuture;
+
+mod memory;
+#[cfg(feature = "sqlite")]
+mod sqlite;
+
+pub use memory::MemoryJournal;
 use serde_json::{Value, json};
+#[cfg(feature = "sqlite")]
+pub use sqlite::SqliteJournal;
 
 /// Where a run's steps are recorded and replayed from. Implementations record opaque JSON values
 /// in order; the runtime wraps each with its step's name and checks it on replay, so a journal
@@ -204,108 +210,4 @@ pub(crate) fn read_entry(expected: &str, entry: Value) -> Result<Value, JournalE
             step: expected.to_string(),
             reason: "no value".to_string(),
         })
-}
-
-/// A journal in memory: records a run's steps, and replays them into a new run in the same
-/// process ([`MemoryJournal::replaying`]). Approvals are answered through an
-/// [`ApprovalDesk`](crate::ApprovalDesk) when one is given, and recorded like any step.
-pub struct MemoryJournal {
-    run_id: String,
-    entries: Mutex<Vec<Value>>,
-    cursor: Mutex<usize>,
-    desk: Option<crate::ApprovalDesk>,
-}
-
-impl MemoryJournal {
-    /// An empty journal for the run `run_id`.
-    pub fn new(run_id: impl Into<String>) -> Self {
-        Self::replaying(run_id, Vec::new())
-    }
-
-    /// A journal replaying `entries` (from [`MemoryJournal::entries`] of an earlier run), then
-    /// recording what comes after them.
-    pub fn replaying(run_id: impl Into<String>, entries: Vec<Value>) -> Self {
-        MemoryJournal {
-            run_id: run_id.into(),
-            entries: Mutex::new(entries),
-            cursor: Mutex::new(0),
-            desk: None,
-        }
-    }
-
-    /// Answer approvals through `desk`.
-    pub fn with_approvals(mut self, desk: crate::ApprovalDesk) -> Self {
-        self.desk = Some(desk);
-        self
-    }
-
-    /// What was recorded, in order.
-    pub fn entries(&self) -> Vec<Value> {
-        self.entries
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .clone()
-    }
-
-    /// The next recorded entry, if the replay has not reached the end.
-    fn replayed(&self) -> Option<Value> {
-        let mut cursor = self.cursor.lock().unwrap_or_else(|p| p.into_inner());
-        let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-        let entry = entries.get(*cursor).cloned();
-        if entry.is_some() {
-            *cursor += 1;
-        }
-        entry
-    }
-
-    fn record(&self, entry: Value) {
-        let mut cursor = self.cursor.lock().unwrap_or_else(|p| p.into_inner());
-        self.entries
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(entry);
-        *cursor += 1;
-    }
-}
-
-impl Journal for MemoryJournal {
-    fn run_id(&self) -> &str {
-        &self.run_id
-    }
-
-    fn step(
-        &self,
-        _name: &str,
-        work: BoxFuture<'static, Result<Value, String>>,
-    ) -> BoxFuture<'_, Result<Value, JournalError>> {
-        Box::pin(async move {
-            if let Some(entry) = self.replayed() {
-                return Ok(entry);
-            }
-            let entry = work.await.map_err(JournalError::StepFailed)?;
-            self.record(entry.clone());
-            Ok(entry)
-        })
-    }
-
-    fn approval(
-        &self,
-        name: &str,
-        request: crate::ApprovalRequest,
-    ) -> BoxFuture<'_, Result<Value, JournalError>> {
-        let name = name.to_string();
-        Box::pin(async move {
-            if let Some(entry) = self.replayed() {
-                return read_entry(&name, entry);
-            }
-            let Some(desk) = &self.desk else {
-                return Err(JournalError::Failed(format!(
-                    "approval '{name}' was asked for, but this journal has no approval desk"
-                )));
-            };
-            let answer = desk.ask(request).await;
-            self.record(journal_entry(&name, answer.clone()));
-            Ok(answer)
-        })
-    }
 }

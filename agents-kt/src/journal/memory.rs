@@ -1,0 +1,150 @@
+//! The journal in memory, and the recording both journals share: replay what was recorded, in
+//! order, then record what comes after — kept first by a [`Keeper`] when the journal is durable.
+
+use std::sync::Mutex;
+
+use futures::future::BoxFuture;
+use serde_json::Value;
+
+use super::{Journal, JournalError, journal_entry, read_entry};
+
+/// Where a durable journal keeps each new entry before the run uses it (a database row): what
+/// the run goes on with is always what a replay will read.
+pub(crate) trait Keeper: Send + Sync + 'static {
+    /// Keep `entry` as the run's entry number `position` (from 0).
+    fn keep(&self, position: usize, entry: &Value) -> BoxFuture<'static, Result<(), String>>;
+}
+
+/// A journal in memory: records a run's steps, and replays them into a new run in the same
+/// process ([`MemoryJournal::replaying`]). Approvals are answered through an
+/// [`ApprovalDesk`](crate::ApprovalDesk) when one is given, and recorded like any step.
+///
+/// ```
+/// use agents_kt::{Journal, MemoryJournal};
+/// let journal = MemoryJournal::new("run-1");
+/// assert_eq!(journal.run_id(), "run-1");
+/// assert!(journal.entries().is_empty());
+/// ```
+pub struct MemoryJournal {
+    run_id: String,
+    entries: Mutex<Vec<Value>>,
+    cursor: Mutex<usize>,
+    desk: Option<crate::ApprovalDesk>,
+    keeper: Option<Box<dyn Keeper>>,
+}
+
+impl MemoryJournal {
+    /// An empty journal for the run `run_id`.
+    pub fn new(run_id: impl Into<String>) -> Self {
+        Self::replaying(run_id, Vec::new())
+    }
+
+    /// A journal replaying `entries` (from [`MemoryJournal::entries`] of an earlier run), then
+    /// recording what comes after them.
+    pub fn replaying(run_id: impl Into<String>, entries: Vec<Value>) -> Self {
+        MemoryJournal {
+            run_id: run_id.into(),
+            entries: Mutex::new(entries),
+            cursor: Mutex::new(0),
+            desk: None,
+            keeper: None,
+        }
+    }
+
+    /// Answer approvals through `desk`.
+    pub fn with_approvals(mut self, desk: crate::ApprovalDesk) -> Self {
+        self.desk = Some(desk);
+        self
+    }
+
+    /// Keep every new entry with `keeper` before the run goes on with it.
+    #[cfg_attr(
+        not(feature = "sqlite"),
+        expect(dead_code, reason = "only the SQLite journal keeps")
+    )]
+    pub(crate) fn kept_by(mut self, keeper: impl Keeper) -> Self {
+        self.keeper = Some(Box::new(keeper));
+        self
+    }
+
+    /// What was recorded, in order.
+    pub fn entries(&self) -> Vec<Value> {
+        self.entries
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+
+    /// The next recorded entry, if the replay has not reached the end.
+    fn replayed(&self) -> Option<Value> {
+        let mut cursor = self.cursor.lock().unwrap_or_else(|p| p.into_inner());
+        let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        let entry = entries.get(*cursor).cloned();
+        if entry.is_some() {
+            *cursor += 1;
+        }
+        entry
+    }
+
+    /// Record `entry` after the replayed ones — kept first, when a keeper keeps them. A run
+    /// records its steps one at a time (a journaled run's tool calls too), so the position
+    /// taken here is still the end when the entry is pushed.
+    async fn record(&self, entry: Value) -> Result<(), JournalError> {
+        if let Some(keeper) = &self.keeper {
+            let position = self.entries.lock().unwrap_or_else(|p| p.into_inner()).len();
+            keeper
+                .keep(position, &entry)
+                .await
+                .map_err(JournalError::Failed)?;
+        }
+        let mut cursor = self.cursor.lock().unwrap_or_else(|p| p.into_inner());
+        self.entries
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(entry);
+        *cursor += 1;
+        Ok(())
+    }
+}
+
+impl Journal for MemoryJournal {
+    fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    fn step(
+        &self,
+        _name: &str,
+        work: BoxFuture<'static, Result<Value, String>>,
+    ) -> BoxFuture<'_, Result<Value, JournalError>> {
+        Box::pin(async move {
+            if let Some(entry) = self.replayed() {
+                return Ok(entry);
+            }
+            let entry = work.await.map_err(JournalError::StepFailed)?;
+            self.record(entry.clone()).await?;
+            Ok(entry)
+        })
+    }
+
+    fn approval(
+        &self,
+        name: &str,
+        request: crate::ApprovalRequest,
+    ) -> BoxFuture<'_, Result<Value, JournalError>> {
+        let name = name.to_string();
+        Box::pin(async move {
+            if let Some(entry) = self.replayed() {
+                return read_entry(&name, entry);
+            }
+            let Some(desk) = &self.desk else {
+                return Err(JournalError::Failed(format!(
+                    "approval '{name}' was asked for, but this journal has no approval desk"
+                )));
+            };
+            let answer = desk.ask(request).await;
+            self.record(journal_entry(&name, answer.clone())).await?;
+            Ok(answer)
+        })
+    }
+}
