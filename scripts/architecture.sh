@@ -17,8 +17,8 @@ src=agents-kt/src
 lower=(
   "$src/chain" "$src/tool" "$src/memory" "$src/model" "$src/providers" "$src/events"
   "$src/telemetry" "$src/mcp_client" "$src/intercept" "$src/policy"
-  "$src/approval" "$src/budget.rs" "$src/error.rs" "$src/journal.rs" "$src/ledger.rs" "$src/message.rs"
-  "$src/observers.rs" "$src/schema_fit.rs" "$src/error_chain.rs"
+  "$src/approval" "$src/budget.rs" "$src/error.rs" "$src/journal" "$src/ledger.rs" "$src/message.rs"
+  "$src/observers.rs" "$src/schema_fit.rs" "$src/error_chain.rs" "$src/sqlite_file.rs"
 )
 agent_names='crate::agent\b|super::super::agent\b|crate::\{?[^;]*\b(Agent|AgentBuilder|AgentInput|AgentOutput|AgentSession|AgentTool|EventStream|Skill|SkillContext|SkillError|IntoSkill|ToolSet)\b'
 for place in "${lower[@]}"; do

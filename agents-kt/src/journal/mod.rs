@@ -9,17 +9,18 @@
 //!
 //! A run without a journal calls its steps directly, as it always did: the journal costs nothing
 //! unless it is used. [`MemoryJournal`] records in memory (a run replayed in the same process,
-//! and tests); the crate `agents-kt-restate` records in Restate, where the steps outlive any
-//! process.
-
-use futures::future::BoxFuture;
+//! and tests); `SqliteJournal` (feature `sqlite`) in a SQLite file, where a run outlives its
+//! process; the crate `agents-kt-restate` records in Restate, where the steps outlive any
+//! process and a run can move to another worker.
 
 mod memory;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 
-pub use memory::MemoryJournal;
+use futures::future::BoxFuture;
 use serde_json::{Value, json};
+
+pub use memory::MemoryJournal;
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteJournal;
 
