@@ -27,9 +27,16 @@ pub(super) async fn exchange(
     asker: &Asker<'_>,
     progress: &(dyn Fn(Value) + Send + Sync),
 ) -> Result<Value, A2aClientError> {
+    // A context of its own: a call dropped before the remote named its task can still find
+    // the task (by its context) and cancel it.
+    let context = message
+        .context_id
+        .get_or_insert_with(a2a::new_context_id)
+        .clone();
     let mut cancel = CancelOnDrop {
         wire: Arc::clone(wire),
         task: None,
+        context: Some(context),
     };
     let mut questions = 0;
     loop {
@@ -52,6 +59,7 @@ pub(super) async fn exchange(
             Outcome::Asked(question) => question,
             Outcome::Ended(ended) => {
                 cancel.task = None;
+                cancel.context = None;
                 return ended;
             }
             Outcome::Unsettled(error) => return Err(error),
@@ -257,34 +265,74 @@ fn state_name(state: &TaskState) -> &'static str {
 /// parent's cancellation, or a question not answered).
 struct CancelOnDrop {
     wire: Arc<Wire>,
+    /// The remote task, once the remote named it.
     task: Option<String>,
+    /// The call's context: before the task is named, the unfinished tasks in it are the call's.
+    context: Option<String>,
 }
 
 impl CancelOnDrop {
     /// Cancel now, waiting for the remote to hear it.
     async fn now(&mut self) {
-        if let Some(id) = self.task.take() {
-            let canceled: Result<Value, _> =
-                self.wire.call("CancelTask", json!({ "id": id })).await;
-            if let Err(error) = canceled {
-                tracing::debug!(%error, task = %id, "the remote task could not be canceled");
-            }
+        cancel(&self.wire, self.task.take(), self.context.take()).await;
+    }
+}
+
+/// Cancel the remote `task`; not yet named, every unfinished task in `context` (the remote is
+/// asked with `ListTasks`). Best effort: a remote that cannot be reached, or has no `ListTasks`,
+/// is left alone, with a debug log.
+async fn cancel(wire: &Wire, task: Option<String>, context: Option<String>) {
+    let ids = match (task, context) {
+        (Some(id), _) => vec![id],
+        (None, Some(context)) => {
+            let listed: Result<Value, _> = wire
+                .call("ListTasks", json!({ "contextId": context }))
+                .await;
+            let listed = listed.unwrap_or_else(|error| {
+                tracing::debug!(%error, %context, "the remote's tasks could not be listed");
+                Value::Null
+            });
+            listed["tasks"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|task| !is_settled(&task["status"]["state"]))
+                .filter_map(|task| task["id"].as_str().map(str::to_string))
+                .collect()
+        }
+        (None, None) => Vec::new(),
+    };
+    for id in ids {
+        let canceled: Result<Value, _> = wire.call("CancelTask", json!({ "id": id })).await;
+        if let Err(error) = canceled {
+            tracing::debug!(%error, task = %id, "the remote task could not be canceled");
         }
     }
 }
 
+/// Whether a task in `state` (its JSON) has finished.
+fn is_settled(state: &Value) -> bool {
+    matches!(
+        state.as_str(),
+        Some(
+            "TASK_STATE_COMPLETED"
+                | "TASK_STATE_FAILED"
+                | "TASK_STATE_CANCELED"
+                | "TASK_STATE_REJECTED"
+        )
+    )
+}
+
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
-        let Some(id) = self.task.take() else { return };
+        let (task, context) = (self.task.take(), self.context.take());
+        if task.is_none() && context.is_none() {
+            return;
+        }
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
         let wire = Arc::clone(&self.wire);
-        runtime.spawn(async move {
-            let canceled: Result<Value, _> = wire.call("CancelTask", json!({ "id": id })).await;
-            if let Err(error) = canceled {
-                tracing::debug!(%error, task = %id, "the remote task could not be canceled");
-            }
-        });
+        runtime.spawn(async move { cancel(&wire, task, context).await });
     }
 }

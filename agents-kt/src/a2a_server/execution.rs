@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use a2a::{Artifact, Message, Part, Role, StreamResponse, TaskArtifactUpdateEvent, TaskState};
 use futures::StreamExt;
+use futures::future::BoxFuture;
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -27,23 +28,64 @@ const RESPONSE: &str = "response";
 /// The artifact the run's output goes to.
 const OUTPUT: &str = "output";
 
-/// Start the run of `slot`'s task on `input` for `served`, whose desk's questions arrive in
-/// `inbox`.
+/// A task's execution — its run and the reporting of its events — for whoever drives it: a
+/// task of its own ([`spawn`](Execution::spawn)), or a blocking `SendMessage` that polls it in
+/// its own future until the task pauses ([`until_paused`](Execution::until_paused): no hop to
+/// another task and back) and hands what is left to a task of its own. Dropped unfinished (its
+/// client went away), it goes on on a task of its own: a task outlives the request that
+/// started it.
+pub(super) struct Execution(Option<BoxFuture<'static, ()>>);
+
+impl Execution {
+    /// Go on on a task of its own.
+    pub(super) fn spawn(mut self) {
+        if let Some(execution) = self.0.take() {
+            tokio::spawn(execution);
+        }
+    }
+
+    /// Drive it here until `slot`'s task finishes or waits for its client; what is left goes on
+    /// on a task of its own.
+    pub(super) async fn until_paused(mut self, slot: &TaskSlot) {
+        let Some(execution) = self.0.as_mut() else {
+            return;
+        };
+        tokio::select! {
+            biased;
+            () = execution => self.0 = None,
+            () = slot.until_paused() => {}
+        }
+    }
+}
+
+impl Drop for Execution {
+    fn drop(&mut self) {
+        if let Some(execution) = self.0.take()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(execution);
+        }
+    }
+}
+
+/// The run of `slot`'s task on `input` for `served`, whose desk's questions arrive in `inbox`,
+/// ready to be driven; a cancel of the task stops it wherever it runs.
 pub(super) fn start<IN, OUT>(
     agent: &Agent<IN, OUT>,
     input: IN,
     served: Served,
     mut inbox: ApprovalInbox,
     slot: &Arc<TaskSlot>,
-) where
+) -> Execution
+where
     IN: AgentInput,
     OUT: AgentOutput + Serialize,
 {
     let ServedRun { mut events, run } = agent.served_run(input, served);
     let task = Arc::clone(slot);
     slot.set_status(TaskState::Working, None);
-    // The run and the reading of its events on one task: an event reaches the task's watchers
-    // without a hop between threads. Aborting the task (a cancel) drops the run.
+    // The run and the reading of its events in one future: an event reaches the task's
+    // watchers without a hop between threads.
     let execution = async move {
         let mut run = std::pin::pin!(run);
         let mut running = true;
@@ -80,8 +122,13 @@ pub(super) fn start<IN, OUT>(
         }
         fail(&task, "the run ended without an output");
     };
-    let run = tokio::spawn(tracing::Instrument::in_current_span(execution));
-    slot.set_run(run.abort_handle());
+    // A cancel drops the run, with the tool in flight, wherever the execution is polled.
+    let (execution, stop) = futures::future::abortable(execution);
+    slot.set_run(stop);
+    let execution = tracing::Instrument::in_current_span(execution);
+    Execution(Some(Box::pin(async move {
+        let _ = execution.await;
+    })))
 }
 
 /// Fail `task` for `reason`.

@@ -20,8 +20,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::PRINCIPAL_HEADER;
+use super::execution::{self, Execution};
 use super::tasks::{TaskSlot, TaskTable};
-use super::{PRINCIPAL_HEADER, execution};
 use crate::agent::served::Served;
 use crate::tool::inherited::Ancestor;
 use crate::{Agent, AgentInput, AgentOutput, ApprovalAnswer, ApprovalDesk, ConversationStore};
@@ -30,8 +31,9 @@ use crate::{Agent, AgentInput, AgentOutput, ApprovalAnswer, ApprovalDesk, Conver
 const DEFAULT_PAGE: usize = 50;
 const MAX_PAGE: usize = 100;
 
-/// A task started or resumed, and its events from then on (when asked for).
-type Begun = (Arc<TaskSlot>, Option<Events>);
+/// A task started or resumed, its events from then on (when asked for), and a new task's
+/// execution, for the caller to drive.
+type Begun = (Arc<TaskSlot>, Option<Events>, Option<Execution>);
 
 /// A task's events as a binding streams them.
 type Events = BoxStream<'static, Result<StreamResponse, A2AError>>;
@@ -172,8 +174,8 @@ where
         let slot = self.tasks.create(principal.clone(), &mut message)?;
         let events = watch.then(|| slot.watch());
         let span = task_span(params, slot.id());
-        span.in_scope(|| self.run(&slot, input, principal, &message))?;
-        Ok((slot, events))
+        let execution = span.in_scope(|| self.run(&slot, input, principal, &message))?;
+        Ok((slot, events, Some(execution)))
     }
 
     /// Run `slot`'s task on `input` for `principal`, as `message` asked: through the agent's
@@ -185,7 +187,7 @@ where
         input: IN,
         principal: Option<String>,
         message: &Message,
-    ) -> Result<(), A2AError> {
+    ) -> Result<Execution, A2AError> {
         // A context is a conversation, the principal's own (another's context id is another
         // conversation).
         let memory = self.memory.as_ref().map(|store| {
@@ -217,8 +219,7 @@ where
                 .unwrap_or_default(),
             journal,
         };
-        execution::start(&self.agent, input, served, inbox, slot);
-        Ok(())
+        Ok(execution::start(&self.agent, input, served, inbox, slot))
     }
 
     /// Run again the live tasks a durable server kept, each from its journal: what it did
@@ -234,9 +235,12 @@ where
             let owner = slot.owner().map(str::to_string);
             let outcome = input_of::<IN>(&message)
                 .and_then(|input| span.in_scope(|| self.run(&slot, input, owner, &message)));
-            if let Err(error) = outcome {
-                tracing::error!(task = slot.id(), %error, "a kept A2A task could not be resumed");
-                execution::fail(&slot, &format!("the task could not be resumed: {error}"));
+            match outcome {
+                Ok(execution) => execution.spawn(),
+                Err(error) => {
+                    tracing::error!(task = slot.id(), %error, "a kept A2A task could not be resumed");
+                    execution::fail(&slot, &format!("the task could not be resumed: {error}"));
+                }
             }
         }
     }
@@ -277,7 +281,7 @@ where
         if question.answer(answer).is_err() {
             return Err(A2AError::internal("the approval could not be answered"));
         }
-        Ok((slot, events))
+        Ok((slot, events, None))
     }
 }
 
@@ -301,9 +305,12 @@ where
             .configuration
             .as_ref()
             .and_then(|configuration| configuration.history_length);
-        let (slot, _) = self.begin(params, request, false)?;
-        if !at_once {
-            slot.until_paused().await;
+        let (slot, _, execution) = self.begin(params, request, false)?;
+        match execution {
+            Some(execution) if !at_once => execution.until_paused(&slot).await,
+            Some(execution) => execution.spawn(),
+            None if !at_once => slot.until_paused().await,
+            None => {}
         }
         Ok(SendMessageResponse::Task(trimmed(slot.snapshot(), history)))
     }
@@ -313,7 +320,10 @@ where
         params: &ServiceParams,
         request: SendMessageRequest,
     ) -> Result<Events, A2AError> {
-        let (slot, events) = self.begin(params, request, true)?;
+        let (slot, events, execution) = self.begin(params, request, true)?;
+        if let Some(execution) = execution {
+            execution.spawn();
+        }
         Ok(events.unwrap_or_else(|| slot.watch()))
     }
 

@@ -75,7 +75,7 @@ struct SlotState {
     /// The approval the run waits for, while the task is input-required.
     question: Option<PendingApproval>,
     /// Stops the run (on cancel).
-    run: Option<tokio::task::AbortHandle>,
+    run: Option<futures::future::AbortHandle>,
     /// Where a durable server keeps the task.
     records: Option<Arc<dyn TaskRecords>>,
 }
@@ -361,7 +361,7 @@ impl TaskSlot {
     }
 
     /// Hold the run's abort handle.
-    pub(super) fn set_run(&self, run: tokio::task::AbortHandle) {
+    pub(super) fn set_run(&self, run: futures::future::AbortHandle) {
         lock(&self.state).run = Some(run);
     }
 
