@@ -181,3 +181,73 @@ async fn an_approval_asked_inside_a_sub_agent_survives_a_killed_server() {
         "so was the bookkeeper's"
     );
 }
+
+/// A JSON-RPC call to the server at `url`: the `result`, or the whole answer when it is an error.
+async fn rpc_at(url: &str, method: &str, params: Value) -> Value {
+    let answer: Value = reqwest::Client::new()
+        .post(url)
+        .header("a2a-version", "1.0")
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
+        .send()
+        .await
+        .expect("the server answers")
+        .json()
+        .await
+        .expect("the answer is JSON");
+    answer.get("result").cloned().unwrap_or(answer)
+}
+
+/// A durable server on `file` keeping at most `max_tasks`, its agent answering every message.
+async fn greeter_on(file: &std::path::Path, max_tasks: usize) -> agents_kt::A2aHttpServer {
+    let agent = agents_kt::Agent::<String, String>::builder("greeter")
+        .model(agents_kt::ScriptedModel::new([
+            agents_kt::Reply::text("hello"),
+            agents_kt::Reply::text("hello again"),
+        ]))
+        .build()
+        .expect("the agent builds");
+    agents_kt::A2aServer::builder(agent)
+        .durable(file)
+        .max_tasks(max_tasks)
+        .build()
+        .expect("the server builds")
+        .bind("127.0.0.1:0".parse().expect("an address"))
+        .await
+        .expect("the server listens")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_the_table_forgets_to_make_room_is_gone_from_the_file_too() {
+    let scratch = agents_kt_tests::scratch::Scratch::new("a2a-forget");
+    let file = scratch.0.join("tasks.db");
+    let server = greeter_on(&file, 1).await;
+    let message = |text: &str| json!({"message": {"messageId": text, "role": "ROLE_USER", "parts": [{"text": text}]}});
+    let first = rpc_at(server.url(), "SendMessage", message("hi")).await["task"].clone();
+    let second = rpc_at(server.url(), "SendMessage", message("hi again")).await["task"].clone();
+    assert_eq!(
+        second["status"]["state"], "TASK_STATE_COMPLETED",
+        "{second}"
+    );
+    server.shutdown().await.expect("the server stops");
+
+    let again = greeter_on(&file, 1).await;
+    let gone = rpc_at(again.url(), "GetTask", json!({ "id": first["id"] })).await;
+    assert!(
+        gone.to_string().to_lowercase().contains("not found"),
+        "the forgotten task is not kept: {gone}"
+    );
+    let kept = rpc_at(again.url(), "GetTask", json!({ "id": second["id"] })).await;
+    assert_eq!(kept["status"]["state"], "TASK_STATE_COMPLETED", "{kept}");
+    let journal = rusqlite::Connection::open(&file)
+        .expect("the file opens")
+        .query_row(
+            "SELECT COUNT(*) FROM agents_kt_journal WHERE run_id = ?1",
+            [format!(
+                "a2a-task/{}",
+                first["id"].as_str().unwrap_or_default()
+            )],
+            |row| row.get::<_, i64>(0),
+        )
+        .expect("the journal table is there");
+    assert_eq!(journal, 0, "and neither is its journal");
+}

@@ -100,11 +100,31 @@ impl TaskRecords for TaskFile {
         }
     }
 
+    fn forgotten(&self, id: &str) {
+        let mut connection = sqlite_file::lock(&self.connection);
+        let deleted = connection.transaction().and_then(|transaction| {
+            transaction.execute("DELETE FROM agents_kt_a2a_tasks WHERE id = ?1", params![id])?;
+            transaction.execute(
+                "DELETE FROM agents_kt_journal WHERE run_id = ?1",
+                params![journal_id(id)],
+            )?;
+            transaction.commit()
+        });
+        if let Err(error) = deleted {
+            tracing::error!(task = %id, %error, "a forgotten A2A task could not be deleted");
+        }
+    }
+
     fn journal(&self, id: &str, desk: ApprovalDesk) -> Result<Arc<dyn Journal>, String> {
-        let journal = SqliteJournal::on(Arc::clone(&self.connection), format!("a2a-task/{id}"))
+        let journal = SqliteJournal::on(Arc::clone(&self.connection), journal_id(id))
             .map_err(|error| error.to_string())?;
         Ok(Arc::new(journal.with_approvals(desk)))
     }
+}
+
+/// The run id of task `id`'s journal.
+fn journal_id(id: &str) -> String {
+    format!("a2a-task/{id}")
 }
 
 fn to_text(value: &impl serde::Serialize) -> Result<String, String> {

@@ -34,6 +34,9 @@ pub(super) trait TaskRecords: Send + Sync + 'static {
     /// Keep `task` as it stands now.
     fn changed(&self, task: &Task);
 
+    /// Forget task `id` and its journal (the table forgot it, to make room).
+    fn forgotten(&self, id: &str);
+
     /// The journal of task `id`'s run (what a restart replays it from), asking `desk` for
     /// approvals.
     fn journal(&self, id: &str, desk: ApprovalDesk) -> Result<Arc<dyn Journal>, String>;
@@ -117,6 +120,9 @@ impl TaskTable {
             };
             if let Some(id) = table.order.remove(position) {
                 table.slots.remove(&id);
+                if let Some(records) = &self.records {
+                    records.forgotten(&id);
+                }
             }
         }
         let id = a2a::new_task_id();
