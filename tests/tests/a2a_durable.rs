@@ -14,17 +14,7 @@ const SERVICE: &str = env!("CARGO_BIN_EXE_durable_ledger");
 
 /// A JSON-RPC call to the service: the `result`, or the whole answer when it is an error.
 async fn rpc(service: &LedgerService, method: &str, params: Value) -> Value {
-    let answer: Value = reqwest::Client::new()
-        .post(service.uri())
-        .header("a2a-version", "1.0")
-        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
-        .send()
-        .await
-        .expect("the server answers")
-        .json()
-        .await
-        .expect("the answer is JSON");
-    answer.get("result").cloned().unwrap_or(answer)
+    rpc_at(&service.uri(), method, params).await
 }
 
 /// Send `text` as a new task, waiting until it finishes or waits: the task.
