@@ -130,6 +130,10 @@ pub mod mcp {
 pub use a2a_client::fuzz as __fuzz_a2a;
 #[cfg(feature = "a2a-client")]
 pub use a2a_client::{A2aAgent, A2aAgentBuilder, A2aClientError, A2aTool, IO_SCHEMAS_EXTENSION};
+/// Entry point for `cargo fuzz` of the A2A server (see `fuzz/`): not part of the API.
+#[cfg(all(feature = "fuzzing", feature = "a2a"))]
+#[doc(hidden)]
+pub use a2a_server::fuzz as __fuzz_a2a_server;
 #[cfg(feature = "a2a")]
 pub use a2a_server::{A2aHttpServer, A2aServeError, A2aServer, A2aServerBuilder};
 #[doc(hidden)]

@@ -4,7 +4,7 @@
 //! (`tests/a2a-peers/a2a_server.py`, `a2a_server.mjs`) as processes.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use agents_kt::{ChatChunk, ChatRequest, ChatResponse, ChatStream, ModelClient, ModelError, Role};
@@ -73,6 +73,9 @@ pub struct CountingProxy {
     pub url: String,
     sent: Arc<AtomicUsize>,
     target: Arc<std::sync::OnceLock<String>>,
+    /// Whether the next connection's answers are held back (read from the server, never
+    /// forwarded).
+    mute_next: Arc<AtomicBool>,
 }
 
 impl CountingProxy {
@@ -82,12 +85,18 @@ impl CountingProxy {
         let url = format!("http://{}", listener.local_addr().unwrap());
         let sent = Arc::new(AtomicUsize::new(0));
         let target = Arc::new(std::sync::OnceLock::<String>::new());
-        let (counter, to) = (Arc::clone(&sent), Arc::clone(&target));
+        let mute_next = Arc::new(AtomicBool::new(false));
+        let (counter, to, muting) = (
+            Arc::clone(&sent),
+            Arc::clone(&target),
+            Arc::clone(&mute_next),
+        );
         tokio::spawn(async move {
             while let Ok((client, _)) = listener.accept().await {
                 let Some(target) = to.get().cloned() else {
                     continue;
                 };
+                let muted = muting.swap(false, Ordering::SeqCst);
                 let counter = Arc::clone(&counter);
                 tokio::spawn(async move {
                     let Ok(server) = TcpStream::connect(target).await else {
@@ -109,12 +118,28 @@ impl CountingProxy {
                             }
                         }
                     };
-                    let downstream = tokio::io::copy(&mut server_read, &mut client_write);
+                    let downstream = async move {
+                        match muted {
+                            true => tokio::io::copy(&mut server_read, &mut tokio::io::sink()).await,
+                            false => tokio::io::copy(&mut server_read, &mut client_write).await,
+                        }
+                    };
                     let _ = tokio::join!(upstream, downstream);
                 });
             }
         });
-        CountingProxy { url, sent, target }
+        CountingProxy {
+            url,
+            sent,
+            target,
+            mute_next,
+        }
+    }
+
+    /// Hold back every answer on the next connection a client opens: its requests reach the
+    /// server, nothing comes back.
+    pub fn mute_next_connection(&self) {
+        self.mute_next.store(true, Ordering::SeqCst);
     }
 
     /// Forward every connection to `target` (`host:port`) from now on.

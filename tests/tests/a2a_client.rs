@@ -558,6 +558,36 @@ async fn a_parent_session_dropped_mid_call_cancels_the_remote_task() {
     eventually(|| slow.log.entries().contains(&"dropped".to_string())).await;
 }
 
+/// The remote's answers never arrive (a proxy holds them back), so the client never learns the
+/// task's id: dropped, the call still finds its task by the call's own context and cancels it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_dropped_before_the_remote_named_its_task_still_cancels_it() {
+    let slow = SlowReport::default();
+    let reporter = Agent::<String, String>::builder("reporter")
+        .model(DeskModel)
+        .tool(slow.clone())
+        .build()
+        .unwrap();
+    let proxy = CountingProxy::listen().await;
+    let server = serve(reporter, Some(&proxy.url)).await;
+    proxy.forward_to(server.local_addr());
+    // A connection per request: the muted one carries the call alone.
+    let http = reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .build()
+        .unwrap();
+    let remote = A2aAgent::<String, String>::builder(&proxy.url)
+        .http_client(http)
+        .connect()
+        .await
+        .unwrap();
+    proxy.mute_next_connection();
+    let call = tokio::spawn(async move { remote.send("slowly".into()).await });
+    eventually(|| slow.log.entries().contains(&"started".to_string())).await;
+    call.abort();
+    eventually(|| slow.log.entries().contains(&"dropped".to_string())).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_gate_above_in_the_tree_stops_a_childs_remote_call_before_any_byte_is_sent() {
     let (_server, proxy) = triage_behind_proxy().await;

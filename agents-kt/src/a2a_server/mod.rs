@@ -6,6 +6,8 @@
 mod admission;
 mod card;
 mod execution;
+#[cfg(feature = "fuzzing")]
+pub mod fuzz;
 mod handler;
 #[cfg(feature = "sqlite")]
 mod task_file;
@@ -87,6 +89,13 @@ struct Settings<IN, OUT> {
     task_file: Option<std::path::PathBuf>,
 }
 
+/// A server's routes, the URL its card announces, and the card.
+struct Routed {
+    router: axum::Router,
+    url: String,
+    card: a2a::AgentCard,
+}
+
 /// A running A2A server: where it listens, its card, and how to stop it.
 #[derive(Debug)]
 pub struct A2aHttpServer {
@@ -152,6 +161,25 @@ where
         let address = listener
             .local_addr()
             .map_err(|error| A2aServeError(error.to_string()))?;
+        let limits = ConnectionLimits {
+            max_connections: self.settings.max_connections,
+            header_timeout: self.settings.header_timeout,
+        };
+        let Routed { router, url, card } = self.into_router(address)?;
+        let stop = CancellationToken::new();
+        let task = tokio::spawn(serve(listener, router, limits, stop.clone()));
+        Ok(A2aHttpServer {
+            address,
+            url,
+            card,
+            stop,
+            task,
+        })
+    }
+
+    /// Everything the server answers, for a listener at `address`: the card, both bindings,
+    /// behind the admission layer; its kept tasks back and the live ones running again.
+    fn into_router(self, address: SocketAddr) -> Result<Routed, A2aServeError> {
         let settings = self.settings;
         let url = settings
             .public_url
@@ -189,19 +217,7 @@ where
                 let admission = Arc::clone(&admission);
                 async move { admission.admit(request, next).await }
             }));
-        let limits = ConnectionLimits {
-            max_connections: settings.max_connections,
-            header_timeout: settings.header_timeout,
-        };
-        let stop = CancellationToken::new();
-        let task = tokio::spawn(serve(listener, router, limits, stop.clone()));
-        Ok(A2aHttpServer {
-            address,
-            url,
-            card,
-            stop,
-            task,
-        })
+        Ok(Routed { router, url, card })
     }
 
     /// Serve at `address` until the process ends.
