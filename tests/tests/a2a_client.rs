@@ -361,6 +361,49 @@ async fn a_handoff_to_a_remote_agent_carries_the_conversation_and_ends_the_run()
     assert_eq!(output, "refunds saw: I want my money back | order 42");
 }
 
+/// A handoff to a remote agent is a call like any other: a gate that forbids it stops it before
+/// one byte reaches the remote, and the caller's model is told why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gate_forbids_a_remote_handoff_before_any_byte_is_sent() {
+    let refunds = Agent::<String, String>::builder("refunds")
+        .model(refunds_model())
+        .build()
+        .unwrap();
+    let proxy = CountingProxy::listen().await;
+    let server = serve(refunds, Some(&proxy.url)).await;
+    proxy.forward_to(server.local_addr());
+    let remote = A2aAgent::<String, String>::connect(&proxy.url)
+        .await
+        .unwrap();
+    let model = ScriptedModel::new([
+        Reply::tool_call("transfer_to_refunds", json!({"input": "refund everything"})),
+        Reply::text("I cannot hand you over"),
+    ]);
+    let triage = Agent::<String, String>::builder("triage")
+        .model(model.clone())
+        .handoff(remote)
+        .on_gate_tool_call(|name: &str, args: &Value| {
+            let everything = args["input"]
+                .as_str()
+                .is_some_and(|input| input.contains("everything"));
+            match name.starts_with("transfer_to_") && everything {
+                true => Verdict::deny("refunds of everything need a manager"),
+                false => Verdict::Allow,
+            }
+        })
+        .build()
+        .unwrap();
+    let sent = proxy.sent();
+    let output = triage.run("I want my money back".into()).await.unwrap();
+    assert_eq!(output, "I cannot hand you over");
+    assert!(
+        tool_result(&model, 1).contains("refunds of everything need a manager"),
+        "{}",
+        tool_result(&model, 1)
+    );
+    assert_eq!(proxy.sent(), sent, "not one byte reached the remote");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_remotes_progress_reaches_the_parents_events() {
     let server = serve(
@@ -468,16 +511,15 @@ async fn a_refused_connection_is_retried_but_a_request_that_may_have_arrived_is_
     let _late_server = late.await.unwrap();
 
     // An endpoint that takes the request and hangs up: the request may have arrived, so it is
-    // not sent again — one connection, and the call fails.
+    // not sent again — it is sent once, the call fails, and what it may have started is looked
+    // for by the call's context, to be canceled.
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let rude = format!("http://{}", listener.local_addr().unwrap());
-    let accepted = agents_kt_tests::Log::<()>::new();
+    let accepted = agents_kt_tests::Log::<String>::new();
     let counted = accepted.clone();
     tokio::spawn(async move {
         while let Ok((mut stream, _)) = listener.accept().await {
-            counted.push(());
-            let mut buffer = [0u8; 4096];
-            let _ = tokio::io::AsyncReadExt::read(&mut stream, &mut buffer).await;
+            counted.push(method_of(&mut stream).await);
             drop(stream);
         }
     });
@@ -495,7 +537,28 @@ async fn a_refused_connection_is_retried_but_a_request_that_may_have_arrived_is_
         .await
         .unwrap_err();
     assert!(matches!(error, A2aClientError::Transport { .. }), "{error}");
-    assert_eq!(accepted.len(), 1, "the request was not sent again");
+    eventually(|| accepted.entries().contains(&"ListTasks".to_string())).await;
+    let sent = accepted.entries();
+    let sends = sent.iter().filter(|method| method.starts_with("Send"));
+    assert_eq!(sends.count(), 1, "the request was not sent again: {sent:?}");
+}
+
+/// The JSON-RPC method of the request arriving on `stream` (read until it pauses or ends).
+async fn method_of(stream: &mut tokio::net::TcpStream) -> String {
+    let mut request = Vec::new();
+    let mut buffer = [0u8; 4096];
+    while let Ok(Ok(read @ 1..)) = tokio::time::timeout(
+        Duration::from_millis(200),
+        tokio::io::AsyncReadExt::read(stream, &mut buffer),
+    )
+    .await
+    {
+        request.extend_from_slice(&buffer[..read]);
+    }
+    let text = String::from_utf8_lossy(&request);
+    let body = text.split("\r\n\r\n").nth(1).unwrap_or_default();
+    let request: Value = serde_json::from_str(body).unwrap_or(Value::Null);
+    request["method"].as_str().unwrap_or("?").to_string()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
