@@ -107,6 +107,7 @@ impl TaskTable {
         message: &mut Message,
     ) -> Result<Arc<TaskSlot>, A2AError> {
         let mut table = lock(&self.state);
+        let mut forgotten = None;
         if table.slots.len() >= self.max {
             let finished = table
                 .order
@@ -118,11 +119,9 @@ impl TaskTable {
                     self.max
                 )));
             };
-            if let Some(id) = table.order.remove(position) {
-                table.slots.remove(&id);
-                if let Some(records) = &self.records {
-                    records.forgotten(&id);
-                }
+            forgotten = table.order.remove(position);
+            if let Some(id) = &forgotten {
+                table.slots.remove(id);
             }
         }
         let id = a2a::new_task_id();
@@ -140,15 +139,27 @@ impl TaskTable {
             history: Some(vec![message.clone()]),
             metadata: None,
         };
-        if let Some(records) = &self.records {
-            records
-                .created(&task, owner.as_deref(), message)
-                .map_err(|reason| {
-                    tracing::error!(%reason, "an A2A task could not be kept; not started");
-                    A2AError::internal(format!("the task could not be kept: {reason}"))
-                })?;
+        let slot = self.insert(&mut table, task, owner);
+        // The file is written outside the table's lock: a slow write (another process holding
+        // the file) delays this message only, not every other request.
+        drop(table);
+        let Some(records) = &self.records else {
+            return Ok(slot);
+        };
+        if let Some(id) = forgotten {
+            records.forgotten(&id);
         }
-        Ok(self.insert(&mut table, task, owner))
+        // Kept before its run starts (nothing has changed it yet).
+        if let Err(reason) = records.created(&slot.snapshot(), slot.owner(), message) {
+            tracing::error!(%reason, "an A2A task could not be kept; not started");
+            let mut table = lock(&self.state);
+            table.slots.remove(&id);
+            table.order.retain(|kept| *kept != id);
+            return Err(A2AError::internal(format!(
+                "the task could not be kept: {reason}"
+            )));
+        }
+        Ok(slot)
     }
 
     /// The journal task `id`'s run records in, asking `desk`, when the server is durable.
