@@ -303,6 +303,53 @@ async fn bodies_that_are_not_one_json_rpc_message_get_json_rpc_errors() {
 }
 
 #[tokio::test]
+async fn malformed_params_and_ids_get_json_rpc_errors_for_their_request() {
+    let server = start().await;
+    let json = ("content-type", "application/json");
+    let call = |id: Value, params: Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}).to_string()
+    };
+    // Invalid params: answered -32602 for that request's id (rmcp said "method not found").
+    let invalid_params = [
+        call(json!(11), json!({"name": "get_weather", "arguments": [1]})),
+        call(json!(12), json!({"arguments": {}})),
+        call(json!(13), json!({"name": 7, "arguments": {}})),
+        call(json!(14), json!(["get_weather"])),
+        json!({"jsonrpc": "2.0", "id": 15, "method": "ping", "params": [1]}).to_string(),
+    ];
+    for (body, id) in invalid_params.iter().zip(11..) {
+        let (status, content_type, answer) = raw_post(&server, &[json], body).await;
+        let answer: Value = serde_json::from_str(&answer).expect("a JSON-RPC answer");
+        assert_eq!(
+            (
+                status,
+                answer["error"]["code"].as_i64(),
+                answer["id"].as_i64()
+            ),
+            (200, Some(-32602), Some(id)),
+            "{body}: {answer}"
+        );
+        assert_eq!(content_type, "application/json", "{body}");
+    }
+    // An id that is an object or an array: an invalid request, answered with a null id.
+    for id in [json!({"a": 1}), json!([1])] {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "ping"}).to_string();
+        let (status, content_type, answer) = raw_post(&server, &[json], &body).await;
+        let answer: Value = serde_json::from_str(&answer).expect("a JSON-RPC answer");
+        assert_eq!(
+            (status, answer["error"]["code"].as_i64()),
+            (400, Some(-32600)),
+            "{body}: {answer}"
+        );
+        assert_eq!(answer["id"], Value::Null, "{body}");
+        assert_eq!(content_type, "application/json", "{body}");
+    }
+    let (status, _, _) = raw_post(&server, &[json], &initialize().to_string()).await;
+    assert_eq!(status, 200, "the server keeps serving");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
 async fn malformed_json_rpc_gets_an_error_and_the_server_keeps_serving() {
     let server = start().await;
     let (status, body) = post(&server, Some("Bearer good"), None, "{not json".to_string()).await;

@@ -173,7 +173,7 @@ async fn tools_call_passes_the_agents_tool_chain() {
 }
 
 #[tokio::test]
-async fn the_client_policy_refuses_and_filters_per_client() {
+async fn the_client_policy_refuses_and_filters_per_client_and_hides_what_exists() {
     let agent = agent(&Seen::default());
     let mut pipeline = agent.observe();
     let intern = connect(agent, "intern").await;
@@ -192,12 +192,20 @@ async fn the_client_policy_refuses_and_filters_per_client() {
         )
         .await
         .unwrap_err();
-    assert!(
-        refused
-            .to_string()
-            .contains("client 'intern' may not call 'writeFile'"),
-        "{refused}"
+    // No existence oracle: a hidden tool is refused exactly as a tool that does not exist.
+    let missing = intern
+        .call_tool(
+            CallToolRequestParams::new("writeFyle")
+                .with_arguments(args(json!({"path": "/tmp/x", "contents": "y"}))),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        refused.to_string().replace("writeFile", "NAME"),
+        missing.to_string().replace("writeFyle", "NAME"),
+        "a hidden tool and a missing one read the same"
     );
+    assert!(!refused.to_string().contains("intern"), "{refused}");
     let audited = drain(&mut pipeline)
         .into_iter()
         .any(|e| matches!(&e, PipelineEvent::ToolRejected { tool, reason, .. } if tool == "writeFile" && reason.contains("intern")));

@@ -69,6 +69,38 @@ async fn lines_that_are_not_json_rpc_messages_are_answered_and_the_server_keeps_
         ),
         (r#"{"id": 5, "method": "ping"}"#, -32600, json!(5)),
         (r#"{"jsonrpc": "2.0", "id": 6}"#, -32600, json!(6)),
+        // An id that cannot be echoed is answered with null.
+        (
+            r#"{"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}"#,
+            -32600,
+            Value::Null,
+        ),
+        (
+            r#"{"jsonrpc": "2.0", "id": [7], "method": "ping"}"#,
+            -32600,
+            Value::Null,
+        ),
+        // Invalid params: -32602 for the request's id, not "method not found".
+        (
+            r#"{"jsonrpc": "2.0", "id": 21, "method": "tools/call", "params": {"name": "get_weather", "arguments": "x"}}"#,
+            -32602,
+            json!(21),
+        ),
+        (
+            r#"{"jsonrpc": "2.0", "id": 22, "method": "tools/call", "params": {"arguments": {}}}"#,
+            -32602,
+            json!(22),
+        ),
+        (
+            r#"{"jsonrpc": "2.0", "id": 23, "method": "tools/call", "params": {"name": 5}}"#,
+            -32602,
+            json!(23),
+        ),
+        (
+            r#"{"jsonrpc": "2.0", "id": "s", "method": "tools/call", "params": ["get_weather"]}"#,
+            -32602,
+            json!("s"),
+        ),
     ];
     for (line, code, id) in cases {
         send(&mut writer, line).await;

@@ -147,21 +147,23 @@ where
         let name = request.name.to_string();
         let exposed_tool = self.exposed.tools.iter().any(|tool| **tool == *name);
         let exposed_skill = self.exposed.skills.contains(&name);
-        if !exposed_tool && !exposed_skill {
-            return Err(ErrorData::invalid_params(
+        // A tool hidden from this client is answered exactly as a missing one: the answer must
+        // not tell an attacker which names exist. The audit log keeps the real reason.
+        let unknown = || {
+            ErrorData::invalid_params(
                 format!("unknown tool '{name}'"),
                 Some(json!({"tool": name})),
-            ));
+            )
+        };
+        if !exposed_tool && !exposed_skill {
+            return Err(unknown());
         }
         if !self.allowed(client, &name) {
             let reason = format!("client '{}' may not call '{name}'", client.name);
             self.exposed
                 .agent
                 .audit_refusal(&client.name, &name, &reason);
-            return Err(ErrorData::invalid_request(
-                reason,
-                Some(json!({"tool": name})),
-            ));
+            return Err(unknown());
         }
         let _permit = self
             .exposed

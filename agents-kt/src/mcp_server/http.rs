@@ -392,9 +392,10 @@ impl Admission {
 
     /// A POST body must be one JSON-RPC message, answered in JSON-RPC otherwise: not JSON is
     /// `-32700 Parse error`, another content type, a batch or something that is not a message is
-    /// `-32600 Invalid Request` (rmcp would answer in plain text, or "method not found"). A
-    /// `tools/call` whose `arguments` is not an object is `-32602 Invalid params`, with the
-    /// request's id. Anything else passes through untouched.
+    /// `-32600 Invalid Request` (rmcp would answer in plain text, or "method not found"), and so
+    /// is an `id` that is not a string or a number. `params` that are not an object, and a
+    /// `tools/call` without a string `name` or with `arguments` that are not an object, are
+    /// `-32602 Invalid params`, with the request's id (see `jsonrpc.rs`, shared with stdio). Anything else passes through untouched.
     /// Returns the request, and its id when it is a request (not a notification or response).
     async fn check_body(
         &self,
@@ -452,6 +453,12 @@ impl Admission {
             .cloned()
             .unwrap_or(serde_json::Value::Null);
         if let Some(problem) = super::jsonrpc::not_a_message(&message) {
+            // An id of the wrong type cannot be echoed: JSON-RPC answers those with null.
+            let id = if id.is_string() || id.is_number() {
+                id
+            } else {
+                serde_json::Value::Null
+            };
             return Err(json_rpc_error(
                 StatusCode::BAD_REQUEST,
                 id,
@@ -459,17 +466,11 @@ impl Admission {
                 &format!("Invalid Request: {problem}"),
             ));
         }
-        if message.get("method").and_then(|m| m.as_str()) == Some("tools/call")
-            && let Some(arguments) = message.pointer("/params/arguments")
-            && !arguments.is_object()
-            && !arguments.is_null()
+        if let Some(method) = message.get("method").and_then(|m| m.as_str())
+            && let params = super::jsonrpc::Params::of(message.get("params"))
+            && let Some(problem) = super::jsonrpc::invalid_params(method, &params)
         {
-            return Err(json_rpc_error(
-                StatusCode::OK,
-                id,
-                -32602,
-                "Invalid params: tools/call `arguments` must be a JSON object",
-            ));
+            return Err(json_rpc_error(StatusCode::OK, id, -32602, problem));
         }
         let request_id = message
             .get("method")

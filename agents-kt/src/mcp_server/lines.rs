@@ -79,14 +79,17 @@ async fn read_requests<R: AsyncRead + Unpin>(
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        // The envelope only (params skipped unread): this runs on every message.
+        // The envelope only (params' values skipped unread): this runs on every message.
         let message: Envelope = match serde_json::from_slice(&line) {
             Ok(message) => message,
             Err(error) if error.is_data() => {
                 // JSON, but not one message: re-read as a value to say why.
                 let value: Value = serde_json::from_slice(&line).unwrap_or(Value::Null);
                 let problem = super::jsonrpc::not_a_message(&value).unwrap_or("not a message");
-                let id = value.get("id").cloned().unwrap_or(Value::Null);
+                let id = match value.get("id") {
+                    Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
+                    _ => Value::Null,
+                };
                 refuse_invalid(&refusals, id, problem).await;
                 continue;
             }
@@ -103,7 +106,14 @@ async fn read_requests<R: AsyncRead + Unpin>(
             }
         };
         if let Some(problem) = message.problem() {
-            refuse_invalid(&refusals, message.id.unwrap_or(Value::Null), problem).await;
+            refuse_invalid(&refusals, message.echoed_id(), problem).await;
+            continue;
+        }
+        if let (Some(Value::String(method)), Some(id)) = (&message.method, &message.id)
+            && let Some(problem) = super::jsonrpc::invalid_params(method, &message.params)
+        {
+            tracing::warn!(problem, "invalid MCP params on stdio");
+            refuse(&refusals, id.clone(), -32602, problem).await;
             continue;
         }
         if message.method.is_some() && message.id.is_some() {
@@ -165,12 +175,15 @@ async fn write_replies<W: AsyncWrite + Unpin>(
     }
 }
 
-/// A JSON-RPC message's envelope; `params` and the content of `result` are skipped unread.
+/// A JSON-RPC message's envelope; the values in `params` and `result` are skipped unread.
 #[derive(serde::Deserialize)]
 struct Envelope {
     jsonrpc: Option<String>,
     method: Option<Value>,
     id: Option<Value>,
+    /// Only the kinds the checks of `jsonrpc.rs` look at; the values are skipped unread.
+    #[serde(default)]
+    params: super::jsonrpc::Params,
     result: Option<serde::de::IgnoredAny>,
     error: Option<serde::de::IgnoredAny>,
 }
@@ -181,11 +194,28 @@ impl Envelope {
         if self.jsonrpc.as_deref() != Some("2.0") {
             return Some("`jsonrpc` must be \"2.0\"");
         }
+        if let Some(problem) = self
+            .id
+            .as_ref()
+            .and_then(|id| super::jsonrpc::id_problem(super::jsonrpc::Kind::of(id)))
+        {
+            return Some(problem);
+        }
         match &self.method {
             Some(method) if !method.is_string() => Some("`method` must be a string"),
             Some(_) => None,
             None if self.result.is_some() || self.error.is_some() => None,
             None => Some("a message has a `method`, or a `result` or `error`"),
+        }
+    }
+}
+
+impl Envelope {
+    /// The id to answer a refused message with: its own when JSON-RPC allows echoing it.
+    fn echoed_id(&self) -> Value {
+        match &self.id {
+            Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
+            _ => Value::Null,
         }
     }
 }
