@@ -731,3 +731,52 @@ async fn a_parents_gate_denies_a_sub_agents_remote_tool_before_it_reaches_the_se
         );
     }
 }
+
+#[tokio::test]
+async fn the_client_info_and_protocol_version_are_the_applications_to_set() {
+    use std::net::SocketAddr;
+    // The far side shows its tool only to the client that names itself "billing-bot".
+    let remote_agent = Agent::<String, String>::builder("weather-service")
+        .model(ScriptedModel::default())
+        .tool(agents_kt_tests::GetWeather::default())
+        .build()
+        .unwrap();
+    let remote = agents_kt::McpServer::builder(remote_agent)
+        .expose_tool::<agents_kt_tests::GetWeather>()
+        .client_policy(|client, _| client.name == "billing-bot")
+        .build()
+        .unwrap()
+        .bind_http(SocketAddr::from(([127, 0, 0, 1], 0)))
+        .await
+        .unwrap();
+    let url = format!("http://{}/mcp", remote.local_addr());
+
+    let default = McpToolset::http(&url).connect().await.unwrap();
+    assert!(default.names().is_empty(), "agents-kt is not billing-bot");
+    // The newest version rmcp speaks (2026-07-28) is asked for by default; this server's newest
+    // with an `initialize` handshake is 2025-11-25, and the two agree on it (negotiation down).
+    assert_eq!(default.protocol_version(), "2025-11-25");
+
+    // Asked for an older version, the server agrees to it (negotiation down).
+    let named = McpToolset::http(&url)
+        .client_info("billing-bot", "2.1.0")
+        .protocol_version("2025-06-18")
+        .connect()
+        .await
+        .unwrap();
+    assert_eq!(named.names(), ["get_weather"]);
+    assert_eq!(named.protocol_version(), "2025-06-18");
+
+    let unknown = McpToolset::http(&url)
+        .protocol_version("1999-01-01")
+        .connect()
+        .await
+        .expect_err("an unknown version is refused before connecting");
+    assert!(
+        unknown
+            .to_string()
+            .contains("unknown MCP protocol version `1999-01-01`"),
+        "{unknown}"
+    );
+    remote.shutdown().await.unwrap();
+}

@@ -27,15 +27,35 @@ pub(crate) struct Connection {
     current: tokio::sync::Mutex<Arc<Service>>,
     /// What the server lists now (shared with every service's [`Notices`]).
     pub listing: Arc<Listing>,
+    /// The protocol version of the last handshake.
+    agreed: std::sync::RwLock<String>,
+}
+
+/// The protocol version `service`'s server agreed to.
+fn agreed(service: &Service) -> String {
+    service
+        .peer()
+        .peer_info()
+        .map(|info| info.protocol_version.as_str().to_string())
+        .unwrap_or_default()
 }
 
 impl Connection {
     pub(crate) fn new(connect: Connect, first: Service, listing: Arc<Listing>) -> Self {
         Connection {
             connect,
+            agreed: std::sync::RwLock::new(agreed(&first)),
             current: tokio::sync::Mutex::new(Arc::new(first)),
             listing,
         }
+    }
+
+    /// The protocol version the current service's server agreed to.
+    pub(crate) fn protocol_version(&self) -> String {
+        self.agreed
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
     }
 
     /// The current service while its transport is open; otherwise a new one.
@@ -57,6 +77,10 @@ impl Connection {
                             tracing::warn!(%error, "re-listing the reconnected MCP server's tools failed")
                         }
                     }
+                    *self
+                        .agreed
+                        .write()
+                        .unwrap_or_else(|poisoned| poisoned.into_inner()) = agreed(&service);
                     *current = Arc::new(service);
                     return Ok(Arc::clone(&current));
                 }

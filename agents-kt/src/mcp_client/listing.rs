@@ -61,12 +61,18 @@ impl Listing {
     }
 }
 
-/// The client's side of a connection: re-lists the server's tools when it says they changed.
+/// The client's side of a connection: says who it is, and re-lists the server's tools when it
+/// says they changed.
 pub(crate) struct Notices {
     pub listing: Arc<Listing>,
+    pub identity: super::identity::Identity,
 }
 
 impl ClientHandler for Notices {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        self.identity.client_info()
+    }
+
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
         match context.peer.list_all_tools().await {
             Ok(tools) => {

@@ -10,6 +10,7 @@
 
 mod binding;
 mod connection;
+mod identity;
 mod listing;
 mod register;
 mod remote;
@@ -23,6 +24,7 @@ use rmcp::service::RoleClient;
 use rmcp::transport::TokioChildProcess;
 
 use connection::{Connect, Connection, Service};
+use identity::Identity;
 use listing::{Listing, Notices};
 use serde_json::Value;
 use tokio::io::AsyncBufReadExt;
@@ -127,6 +129,8 @@ pub struct McpStdio {
     command: String,
     args: Vec<String>,
     env: Vec<(String, String)>,
+    identity: Identity,
+    protocol: Option<String>,
 }
 
 /// A server reached over streamable HTTP, before it is connected.
@@ -135,6 +139,8 @@ pub struct McpHttp {
     url: String,
     bearer: Option<String>,
     headers: Vec<(String, String)>,
+    identity: Identity,
+    protocol: Option<String>,
 }
 
 impl std::fmt::Debug for McpHttp {
@@ -159,6 +165,8 @@ impl McpToolset {
             url: url.into(),
             bearer: None,
             headers: Vec::new(),
+            identity: Identity::default(),
+            protocol: None,
         }
     }
 
@@ -169,6 +177,8 @@ impl McpToolset {
             command: command.into(),
             args: Vec::new(),
             env: Vec::new(),
+            identity: Identity::default(),
+            protocol: None,
         }
     }
 
@@ -212,6 +222,12 @@ impl McpToolset {
             tools: self.connection.listing.tools(),
             prefix: self.prefix.clone(),
         }
+    }
+
+    /// The MCP protocol version the server agreed to in its last `initialize` (it may be older
+    /// than the one asked for).
+    pub fn protocol_version(&self) -> String {
+        self.connection.protocol_version()
     }
 
     /// The names the tools are registered under (prefixed), in the server's order.
@@ -329,13 +345,36 @@ impl McpStdio {
         self
     }
 
+    /// The `clientInfo` sent in `initialize` (servers log it, and may authorize by it);
+    /// `agents-kt` and its version unless set.
+    pub fn client_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.identity.name = name.into();
+        self.identity.version = version.into();
+        self
+    }
+
+    /// The MCP protocol version to ask for (`"2025-11-25"`, …; the newest rmcp speaks unless
+    /// set). The server may answer with an older one it supports; see
+    /// [`McpToolset::protocol_version`]. An unknown version fails `connect`.
+    pub fn protocol_version(mut self, version: impl Into<String>) -> Self {
+        self.protocol = Some(version.into());
+        self
+    }
+
     /// Start the server, initialize the session, and list its tools (every page). If the
     /// server's process dies later, the next call starts it again.
-    pub async fn connect(self) -> Result<McpToolset, McpClientError> {
+    pub async fn connect(mut self) -> Result<McpToolset, McpClientError> {
         let server = std::iter::once(self.command.as_str())
             .chain(self.args.iter().map(String::as_str))
             .collect::<Vec<_>>()
             .join(" ");
+        if let Some(version) = &self.protocol {
+            self.identity.protocol =
+                Identity::protocol_named(version).map_err(|reason| McpClientError {
+                    server: server.clone(),
+                    reason,
+                })?;
+        }
         let label = server.clone();
         let listing = Arc::new(Listing::default());
         let notices = Arc::clone(&listing);
@@ -368,7 +407,7 @@ impl McpStdio {
                 }
             });
         }
-        handshake(&server, transport, listing).await
+        handshake(&server, transport, listing, self.identity).await
     }
 }
 
@@ -385,10 +424,44 @@ impl McpHttp {
         self
     }
 
+    /// The `clientInfo` sent in `initialize` (servers log it, and may authorize by it);
+    /// `agents-kt` and its version unless set.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), agents_kt::McpClientError> {
+    /// let tools = agents_kt::McpToolset::http("http://127.0.0.1:8808/mcp")
+    ///     .client_info("billing-bot", "2.1.0")
+    ///     .protocol_version("2025-11-25")
+    ///     .connect()
+    ///     .await?;
+    /// println!("speaking MCP {}", tools.protocol_version());
+    /// # Ok(()) }
+    /// ```
+    pub fn client_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.identity.name = name.into();
+        self.identity.version = version.into();
+        self
+    }
+
+    /// The MCP protocol version to ask for (`"2025-11-25"`, …; the newest rmcp speaks unless
+    /// set). The server may answer with an older one it supports; see
+    /// [`McpToolset::protocol_version`]. An unknown version fails `connect`.
+    pub fn protocol_version(mut self, version: impl Into<String>) -> Self {
+        self.protocol = Some(version.into());
+        self
+    }
+
     /// Initialize a session and list the server's tools (every page). If the session is lost
     /// later (the server restarted, the session expired), the next call opens a new one.
-    pub async fn connect(self) -> Result<McpToolset, McpClientError> {
+    pub async fn connect(mut self) -> Result<McpToolset, McpClientError> {
         let server = self.url.clone();
+        if let Some(version) = &self.protocol {
+            self.identity.protocol =
+                Identity::protocol_named(version).map_err(|reason| McpClientError {
+                    server: server.clone(),
+                    reason,
+                })?;
+        }
         let listing = Arc::new(Listing::default());
         let notices = Arc::clone(&listing);
         let connect: Connect = Arc::new(move || {
@@ -420,7 +493,7 @@ impl McpHttp {
             config = config.auth_header(token.clone());
         }
         let transport = StreamableHttpClientTransport::with_client(reqwest::Client::new(), config);
-        handshake(&self.url, transport, listing).await
+        handshake(&self.url, transport, listing, self.identity).await
     }
 }
 
@@ -430,12 +503,13 @@ async fn handshake<T, E, A>(
     server: &str,
     transport: T,
     listing: Arc<Listing>,
+    identity: Identity,
 ) -> Result<Service, McpClientError>
 where
     T: rmcp::transport::IntoTransport<RoleClient, E, A> + Send + 'static,
     E: std::error::Error + Send + Sync + 'static,
 {
-    Notices { listing }
+    Notices { listing, identity }
         .serve(transport)
         .await
         .map_err(|error| McpClientError {

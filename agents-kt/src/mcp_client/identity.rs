@@ -1,0 +1,52 @@
+//! What the client says of itself in `initialize`: its name and version (`clientInfo`, which
+//! servers log and may authorize by) and the protocol version it asks for.
+
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
+
+/// The `clientInfo` and protocol version a toolset sends; agents-kt's own name and version, and
+/// rmcp's newest protocol, unless the application sets them.
+#[derive(Debug, Clone)]
+pub(crate) struct Identity {
+    pub name: String,
+    pub version: String,
+    pub protocol: ProtocolVersion,
+}
+
+impl Default for Identity {
+    fn default() -> Self {
+        Identity {
+            name: "agents-kt".to_string(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            protocol: ProtocolVersion::LATEST,
+        }
+    }
+}
+
+impl Identity {
+    /// The protocol version named `version` (`"2025-11-25"`, …): one rmcp knows, since the
+    /// client must speak what it asks for.
+    pub(crate) fn protocol_named(version: &str) -> Result<ProtocolVersion, String> {
+        [
+            ProtocolVersion::V_2026_07_28,
+            ProtocolVersion::V_2025_11_25,
+            ProtocolVersion::V_2025_06_18,
+            ProtocolVersion::V_2025_03_26,
+            ProtocolVersion::V_2024_11_05,
+        ]
+        .into_iter()
+        .find(|known| known.as_str() == version)
+        .ok_or_else(|| {
+            format!(
+                "unknown MCP protocol version `{version}` (known: 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)"
+            )
+        })
+    }
+
+    pub(crate) fn client_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new(self.name.clone(), self.version.clone()),
+        )
+        .with_protocol_version(self.protocol.clone())
+    }
+}
