@@ -248,6 +248,62 @@ async fn a_remote_call_past_the_per_tool_timeout_is_cancelled_on_the_server() {
 }
 
 #[tokio::test]
+async fn a_server_that_never_answers_fails_the_call_after_call_timeout_and_the_toolset_stays_usable()
+ {
+    let Some(python_path) = python_path() else {
+        return;
+    };
+    // No per_tool_timeout on the agent: the toolset's own bound is all there is.
+    let calls = std::env::temp_dir().join(format!(
+        "agents-kt-ledger-timeout-{}-{}.jsonl",
+        std::process::id(),
+        rand_suffix()
+    ));
+    let set = McpToolset::stdio("python3")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/mcp-servers/ledger_server.py"
+        ))
+        .arg(calls.display().to_string())
+        .env("PYTHONPATH", &python_path)
+        .call_timeout(std::time::Duration::from_millis(500))
+        .connect()
+        .await
+        .unwrap();
+    let model = ScriptedModel::new([
+        // `audit` takes a minute: to this client, a server that never answers.
+        Reply::tool_call("audit", json!({"account": "acc-1"})),
+        Reply::tool_call("balance", json!({"account": "acc-1"})),
+        Reply::text("done"),
+    ]);
+    let agent = Agent::<String, String>::builder("bank")
+        .model(model.clone())
+        .toolset(set)
+        .build()
+        .unwrap();
+    assert_eq!(agent.run("audit".into()).await.unwrap(), "done");
+    let requests = model.requests();
+    let timed_out = &requests[1].messages.last().unwrap().content;
+    assert!(
+        timed_out.contains("did not answer the call of `audit` within 500ms"),
+        "{timed_out}"
+    );
+    let balance = &requests[2].messages.last().unwrap().content;
+    assert!(!balance.contains("ERROR"), "the next call works: {balance}");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while !received(&calls)
+        .iter()
+        .any(|call| call["tool"] == "audit cancelled")
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server never heard the call was cancelled"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
 async fn an_agent_serving_a_toolset_is_a_policy_gateway_in_front_of_the_server() {
     use rmcp::ServiceExt;
     use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};

@@ -29,6 +29,10 @@ pub(crate) struct Connection {
     pub listing: Arc<Listing>,
     /// The protocol version of the last handshake.
     agreed: std::sync::RwLock<String>,
+    /// How long one request (a call; a reconnection's handshake and listing) may go unanswered.
+    pub call_timeout: Duration,
+    /// The server's command line or URL, for errors.
+    server: String,
 }
 
 /// The protocol version `service`'s server agreed to.
@@ -41,8 +45,16 @@ fn agreed(service: &Service) -> String {
 }
 
 impl Connection {
-    pub(crate) fn new(connect: Connect, first: Service, listing: Arc<Listing>) -> Self {
+    pub(crate) fn new(
+        server: String,
+        connect: Connect,
+        first: Service,
+        listing: Arc<Listing>,
+        call_timeout: Duration,
+    ) -> Self {
         Connection {
+            server,
+            call_timeout,
             connect,
             agreed: std::sync::RwLock::new(agreed(&first)),
             current: tokio::sync::Mutex::new(Arc::new(first)),
@@ -67,14 +79,29 @@ impl Connection {
         let mut backoff = FIRST_BACKOFF;
         let mut attempt = 1;
         loop {
-            match (self.connect)().await {
+            // A frozen server fails the attempt after `call_timeout`, never hangs it.
+            let handshake = self.call_timeout.max(super::HANDSHAKE_FLOOR);
+            let attempted = tokio::time::timeout(handshake, (self.connect)())
+                .await
+                .unwrap_or_else(|_| {
+                    Err(McpClientError {
+                        server: self.server.clone(),
+                        reason: format!("the MCP handshake got no answer within {handshake:?}"),
+                    })
+                });
+            match attempted {
                 Ok(service) => {
                     tracing::info!(attempt, "reconnected to the MCP server");
                     // A restarted server may list other tools: calls are checked against these.
-                    match service.list_all_tools().await {
-                        Ok(tools) => self.listing.replace(&tools),
-                        Err(error) => {
+                    match tokio::time::timeout(self.call_timeout, service.list_all_tools()).await {
+                        Ok(Ok(tools)) => self.listing.replace(&tools),
+                        Ok(Err(error)) => {
                             tracing::warn!(%error, "re-listing the reconnected MCP server's tools failed")
+                        }
+                        Err(_) => {
+                            tracing::warn!(
+                                "re-listing the reconnected MCP server's tools timed out"
+                            )
                         }
                     }
                     *self

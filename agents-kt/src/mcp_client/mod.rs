@@ -54,6 +54,14 @@ pub(crate) struct Bound {
     pub register: RegisterBound,
 }
 
+/// How long a request to the server may go unanswered unless the application says otherwise
+/// (the MCP SDKs' own default): a frozen server fails the call, never hangs it.
+pub(crate) const DEFAULT_CALL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The least time a (re)connection's handshake gets, whatever `call_timeout` says: it may start
+/// a process (an interpreter importing its SDK takes seconds), which a call never does.
+pub(crate) const HANDSHAKE_FLOOR: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// Why connecting to an MCP server failed.
 #[derive(Debug, thiserror::Error)]
 #[error("MCP server `{server}`: {reason}")]
@@ -131,6 +139,7 @@ pub struct McpStdio {
     env: Vec<(String, String)>,
     identity: Identity,
     protocol: Option<String>,
+    call_timeout: std::time::Duration,
 }
 
 /// A server reached over streamable HTTP, before it is connected.
@@ -141,6 +150,7 @@ pub struct McpHttp {
     headers: Vec<(String, String)>,
     identity: Identity,
     protocol: Option<String>,
+    call_timeout: std::time::Duration,
 }
 
 impl std::fmt::Debug for McpHttp {
@@ -167,6 +177,7 @@ impl McpToolset {
             headers: Vec::new(),
             identity: Identity::default(),
             protocol: None,
+            call_timeout: DEFAULT_CALL_TIMEOUT,
         }
     }
 
@@ -179,6 +190,7 @@ impl McpToolset {
             env: Vec::new(),
             identity: Identity::default(),
             protocol: None,
+            call_timeout: DEFAULT_CALL_TIMEOUT,
         }
     }
 
@@ -361,6 +373,16 @@ impl McpStdio {
         self
     }
 
+    /// How long the server may take to answer one request — a `tools/call`, and the handshake
+    /// and listing of a (re)connection (which get at least 30 s: starting a server takes time)
+    /// — before it fails with a clear error (60 s unless set).
+    /// A call past it is cancelled on the server (`notifications/cancelled`) and the connection
+    /// stays usable. An agent's `per_tool_timeout`, when shorter, ends the call first.
+    pub fn call_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.call_timeout = timeout;
+        self
+    }
+
     /// Start the server, initialize the session, and list its tools (every page). If the
     /// server's process dies later, the next call starts it again.
     pub async fn connect(mut self) -> Result<McpToolset, McpClientError> {
@@ -378,13 +400,14 @@ impl McpStdio {
         let label = server.clone();
         let listing = Arc::new(Listing::default());
         let notices = Arc::clone(&listing);
+        let call_timeout = self.call_timeout;
         let connect: Connect = Arc::new(move || {
             let spec = self.clone();
             let server = label.clone();
             let listing = Arc::clone(&notices);
             async move { spec.start(server, listing).await }.boxed()
         });
-        connected(server, connect, listing).await
+        connected(server, connect, listing, call_timeout).await
     }
 
     async fn start(self, server: String, listing: Arc<Listing>) -> Result<Service, McpClientError> {
@@ -451,6 +474,16 @@ impl McpHttp {
         self
     }
 
+    /// How long the server may take to answer one request — a `tools/call`, and the handshake
+    /// and listing of a (re)connection (which get at least 30 s: starting a server takes time)
+    /// — before it fails with a clear error (60 s unless set).
+    /// A call past it is cancelled on the server (`notifications/cancelled`) and the connection
+    /// stays usable. An agent's `per_tool_timeout`, when shorter, ends the call first.
+    pub fn call_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.call_timeout = timeout;
+        self
+    }
+
     /// Initialize a session and list the server's tools (every page). If the session is lost
     /// later (the server restarted, the session expired), the next call opens a new one.
     pub async fn connect(mut self) -> Result<McpToolset, McpClientError> {
@@ -464,12 +497,13 @@ impl McpHttp {
         }
         let listing = Arc::new(Listing::default());
         let notices = Arc::clone(&listing);
+        let call_timeout = self.call_timeout;
         let connect: Connect = Arc::new(move || {
             let spec = self.clone();
             let listing = Arc::clone(&notices);
             async move { spec.open(listing).await }.boxed()
         });
-        connected(server, connect, listing).await
+        connected(server, connect, listing, call_timeout).await
     }
 
     async fn open(self, listing: Arc<Listing>) -> Result<Service, McpClientError> {
@@ -518,16 +552,27 @@ where
         })
 }
 
-/// The first connection, then every page of the server's tools.
+/// The first connection, then every page of the server's tools, each bounded by `call_timeout`.
 async fn connected(
     server: String,
     connect: Connect,
     listing: Arc<Listing>,
+    call_timeout: std::time::Duration,
 ) -> Result<McpToolset, McpClientError> {
-    let service = connect().await?;
-    let listed = service
-        .list_all_tools()
+    let late = |what: &str| McpClientError {
+        server: server.clone(),
+        reason: format!("{what} got no answer within {call_timeout:?} (`call_timeout`)"),
+    };
+    let handshake = call_timeout.max(HANDSHAKE_FLOOR);
+    let service = tokio::time::timeout(handshake, connect())
         .await
+        .map_err(|_| McpClientError {
+            server: server.clone(),
+            reason: format!("the MCP handshake got no answer within {handshake:?}"),
+        })??;
+    let listed = tokio::time::timeout(call_timeout, service.list_all_tools())
+        .await
+        .map_err(|_| late("tools/list"))?
         .map_err(|error| McpClientError {
             server: server.clone(),
             reason: format!("tools/list failed: {error}"),
@@ -535,8 +580,14 @@ async fn connected(
     listing.replace(&listed);
     let tools = listing.tools();
     Ok(McpToolset {
+        connection: Arc::new(Connection::new(
+            server.clone(),
+            connect,
+            service,
+            listing,
+            call_timeout,
+        )),
         server,
-        connection: Arc::new(Connection::new(connect, service, listing)),
         tools,
         prefix: None,
     })

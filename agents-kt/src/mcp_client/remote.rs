@@ -111,7 +111,16 @@ impl Tool for RemoteCall {
             peer: handle.peer.clone(),
             id: Some(handle.id.clone()),
         };
-        let answer = handle.await_response().await;
+        // A frozen server fails the call after `call_timeout`; `pending` then tells it the call
+        // was cancelled, and the connection stays usable.
+        let Ok(answer) =
+            tokio::time::timeout(self.connection.call_timeout, handle.await_response()).await
+        else {
+            return Err(ToolError::new(format!(
+                "the MCP server did not answer the call of `{}` within {:?} (`call_timeout`); it was cancelled",
+                self.remote_name, self.connection.call_timeout
+            )));
+        };
         pending.id = None;
         let result = match answer.map_err(unanswered)? {
             ServerResult::CallToolResult(result) => result,
