@@ -449,8 +449,19 @@ async fn a_toolset_over_streamable_http_with_a_bearer_token() {
     let url = format!("http://{}/mcp", remote.local_addr());
 
     let refused = McpToolset::http(&url).bearer("wrong").connect().await;
-    let error = refused.expect_err("a rejected token is an error");
-    assert!(error.to_string().contains(&url), "{error}");
+    let error = refused
+        .expect_err("a rejected token is an error")
+        .to_string();
+    assert!(
+        error.contains(&format!(
+            "401 from the server at {url}: authorization required"
+        )),
+        "{error}"
+    );
+    assert!(
+        !error.contains("Transport ["),
+        "no rmcp type names: {error}"
+    );
 
     let set = McpToolset::http(&url)
         .bearer("s3cret")
@@ -835,4 +846,36 @@ async fn the_client_info_and_protocol_version_are_the_applications_to_set() {
         "{unknown}"
     );
     remote.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn connection_errors_say_what_happened_without_rmcps_type_names() {
+    // A port nothing listens on (bound, then closed).
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let error = McpToolset::http(&url)
+        .connect()
+        .await
+        .expect_err("nothing listens there")
+        .to_string();
+    assert!(
+        error.contains(&format!("connection refused at {url}")),
+        "{error}"
+    );
+    assert!(!error.contains("Transport ["), "{error}");
+
+    // The whole command line as the program's name.
+    let error = McpToolset::stdio("npx -y @modelcontextprotocol/server-everything")
+        .connect()
+        .await
+        .expect_err("no program has that name")
+        .to_string();
+    assert!(
+        error.contains("pass its arguments with `.args(..)`"),
+        "{error}"
+    );
 }

@@ -32,7 +32,7 @@ pub(crate) struct Connection {
     /// How long one request (a call; a reconnection's handshake and listing) may go unanswered.
     pub call_timeout: Duration,
     /// The server's command line or URL, for errors.
-    server: String,
+    pub server: String,
 }
 
 /// The protocol version `service`'s server agreed to.

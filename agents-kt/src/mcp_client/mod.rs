@@ -12,6 +12,7 @@ mod binding;
 mod connection;
 mod identity;
 mod listing;
+mod plain_error;
 mod register;
 mod remote;
 
@@ -420,7 +421,17 @@ impl McpStdio {
         let (transport, stderr) = TokioChildProcess::builder(command)
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|error| failed(format!("could not start it: {error}")))?;
+            .map_err(|error| {
+                // `stdio("npx -y server")`: the whole line taken as the program's name.
+                let hint = if error.kind() == std::io::ErrorKind::NotFound
+                    && self.command.contains(char::is_whitespace)
+                {
+                    " (the command is one program's name: pass its arguments with `.args(..)`)"
+                } else {
+                    ""
+                };
+                failed(format!("could not start it: {error}{hint}"))
+            })?;
         if let Some(stderr) = stderr {
             let name = self.command.clone();
             tokio::spawn(async move {
@@ -548,7 +559,10 @@ where
         .await
         .map_err(|error| McpClientError {
             server: server.to_string(),
-            reason: format!("the MCP handshake failed: {error}"),
+            reason: format!(
+                "the MCP handshake failed: {}",
+                plain_error::plain(&error, server)
+            ),
         })
 }
 

@@ -69,7 +69,7 @@ impl Tool for RemoteCall {
             // The transport's own error, without rmcp's internal type names around it.
             rmcp::ServiceError::TransportSend(error) => ToolError::new(format!(
                 "the MCP server did not answer the call: {}",
-                error.error
+                super::plain_error::plain(&*error.error, &self.connection.server)
             )),
             error => ToolError::new(format!("the MCP server did not answer the call: {error}")),
         };
