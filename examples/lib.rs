@@ -79,8 +79,13 @@ pub fn print_event(event: &PipelineEvent) {
 
 /// A path with `.` and `..` resolved and repeated slashes collapsed, without touching the file
 /// system — one spelling per path, so a check on it cannot be dodged with `//etc`, `/tmp/../etc`
-/// or `/etc/./x`. Lexical only: symbolic links are the file system's business. A relative path
-/// stays relative.
+/// or `/etc/./x`. A relative path stays relative.
+///
+/// Its limits, which a check built on it inherits: it is **lexical** — it never asks the file
+/// system, so a symbolic link inside an allowed directory that points outside it passes (keep
+/// the server's own roots at least as narrow as the check); `..` at the top of a relative path
+/// is dropped (`../etc` becomes `etc`, so refuse relative paths where it matters); and it knows
+/// only `/` as a separator, not Windows' `\`, drive letters or percent-encoding.
 ///
 /// ```
 /// assert_eq!(agents_kt_examples::normalize_path("/tmp/../etc//passwd"), "/etc/passwd");

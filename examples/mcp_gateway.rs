@@ -3,6 +3,10 @@
 //! in an interceptor, checked in a gate), and lines that look like secrets are removed from
 //! every result before the client sees it.
 //!
+//! The path check is lexical: it sees the path as written, not where a symbolic link inside the
+//! directory points. Start the upstream server with roots at least as narrow as the gateway's
+//! directory (as below), so the server itself refuses what a link would reach outside it.
+//!
 //! ```sh
 //! # The npm filesystem server behind the gateway, on stdio (any MCP client that launches a
 //! # command can use it), writes allowed only in /srv/notes:
@@ -18,12 +22,16 @@ use agents_kt::{McpServer, McpToolset};
 use agents_kt_examples::normalize_path;
 use serde_json::Value;
 
-/// The tools of the filesystem server that change the disk, and their path arguments.
-const WRITES: &[(&str, &[&str])] = &[
+/// The tools of the filesystem server confined to the allowed directory, and their path
+/// arguments: those that change the disk, and `read_media_file` — its content comes back
+/// base64-encoded, which the line-based secret filter below cannot read, so a media read
+/// anywhere else could carry a secret file out past it.
+const CONFINED: &[(&str, &[&str])] = &[
     ("write_file", &["path"]),
     ("edit_file", &["path"]),
     ("create_directory", &["path"]),
     ("move_file", &["source", "destination"]),
+    ("read_media_file", &["path"]),
 ];
 
 /// Every string of `value` without the lines that look like a secret.
@@ -79,7 +87,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .toolset(set.clone())
         // Rewrite: one spelling per path, so the gate below cannot be dodged.
         .on_before_tool_call(|name: &str, args: &Value| {
-            let Some((_, keys)) = WRITES.iter().find(|(tool, _)| *tool == name) else {
+            let Some((_, keys)) = CONFINED.iter().find(|(tool, _)| *tool == name) else {
                 return Decision::Proceed;
             };
             let mut normalized = args.clone();
@@ -94,9 +102,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 Decision::ProceedWith(normalized)
             }
         })
-        // Check, on the final arguments: writes only inside the allowed directory.
+        // Check, on the final arguments: writes (and media reads) only inside the directory.
         .on_gate_tool_call(move |name: &str, args: &Value| {
-            let Some((_, keys)) = WRITES.iter().find(|(tool, _)| *tool == name) else {
+            let Some((_, keys)) = CONFINED.iter().find(|(tool, _)| *tool == name) else {
                 return Verdict::Allow;
             };
             let inside = keys.iter().all(|key| {
@@ -107,7 +115,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             if inside {
                 Verdict::Allow
             } else {
-                Verdict::deny(format!("writes stay inside {writes_in}"))
+                let what = if name == "read_media_file" {
+                    "media reads"
+                } else {
+                    "writes"
+                };
+                Verdict::deny(format!("{what} stay inside {writes_in}"))
             }
         })
         // Results: no secret lines reach the client.

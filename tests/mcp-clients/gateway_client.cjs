@@ -49,6 +49,13 @@ async function main() {
       `a path that climbs out is normalized, then denied: ${dodge} -> ${textOf(dodged)}`);
   }
 
+  // A media read comes back base64-encoded, past the line-based secret filter: it is confined
+  // to the allowed directory like a write (the server's root is wider than it).
+  check(names.includes("read_media_file"), "the server offers read_media_file");
+  const media = await client.callTool({ name: "read_media_file", arguments: { path: path.join(root, "outside.png") } });
+  check(media.isError === true && textOf(media) === `ERROR: Tool 'read_media_file' denied by policy: media reads stay inside ${notes}`,
+    `a media read outside is denied by the gateway's gate: ${textOf(media)}`);
+
   const read = await client.callTool({ name: "read_text_file", arguments: { path: path.join(notes, "plan.txt") } });
   const text = textOf(read);
   check(!read.isError && text.includes("ship friday") && text.includes("then rest") && !text.includes("API_KEY"),

@@ -93,8 +93,8 @@ async function main() {
   const intern = await connect("intern");
   const visible = (await intern.listTools()).tools.map((t) => t.name);
   check(!visible.includes("writeFile"), `the policy filters tools/list for this client: ${visible}`);
-  await rejects(intern.callTool({ name: "writeFile", arguments: { path: "/tmp/x", contents: "y" } }), "may not call",
-    "the policy refuses the call");
+  await rejects(intern.callTool({ name: "writeFile", arguments: { path: "/tmp/x", contents: "y" } }), "unknown tool 'writeFile'",
+    "the policy refuses the call as if the tool did not exist");
   await intern.close();
   console.log("node client: all checks passed");
 }

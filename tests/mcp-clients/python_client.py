@@ -102,7 +102,7 @@ async def intern(client):
         await client.call_tool("writeFile", {"path": "/tmp/x", "contents": "y"})
         check(False, "the policy refuses the call")
     except McpError as error:
-        check("may not call" in str(error), f"a refused call is a JSON-RPC error: {error}")
+        check("unknown tool 'writeFile'" in str(error), f"a refused call reads as a missing tool: {error}")
 
 
 async def main(server):
