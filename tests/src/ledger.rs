@@ -24,16 +24,25 @@ pub fn python_path() -> Option<String> {
 
 /// The ledger server, connected; and the file where it logs every call it receives.
 pub async fn ledger(python_path: &str) -> (McpToolset, std::path::PathBuf) {
+    ledger_with(python_path, |stdio| stdio).await
+}
+
+/// The ledger server, with `settings` applied to its toolset before it connects.
+pub async fn ledger_with(
+    python_path: &str,
+    settings: impl FnOnce(agents_kt::McpStdio) -> agents_kt::McpStdio,
+) -> (McpToolset, std::path::PathBuf) {
     let calls = std::env::temp_dir().join(format!(
         "agents-kt-ledger-{}-{}.jsonl",
         std::process::id(),
         rand_suffix()
     ));
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/mcp-servers/ledger_server.py");
-    let set = McpToolset::stdio("python3")
+    let stdio = McpToolset::stdio("python3")
         .arg(script)
         .arg(calls.display().to_string())
-        .env("PYTHONPATH", python_path)
+        .env("PYTHONPATH", python_path);
+    let set = settings(stdio)
         .connect()
         .await
         .expect("the ledger server starts and lists its tools");

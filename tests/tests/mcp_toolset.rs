@@ -10,7 +10,7 @@
 
 use agents_kt::prelude::*;
 use agents_kt::{BuildError, McpToolset};
-use agents_kt_tests::ledger::{ledger, python_path, rand_suffix, received};
+use agents_kt_tests::ledger::{ledger, ledger_with, python_path, rand_suffix, received};
 use agents_kt_tests::{PATHS, drive};
 use serde_json::{Value, json};
 
@@ -254,22 +254,10 @@ async fn a_server_that_never_answers_fails_the_call_after_call_timeout_and_the_t
         return;
     };
     // No per_tool_timeout on the agent: the toolset's own bound is all there is.
-    let calls = std::env::temp_dir().join(format!(
-        "agents-kt-ledger-timeout-{}-{}.jsonl",
-        std::process::id(),
-        rand_suffix()
-    ));
-    let set = McpToolset::stdio("python3")
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/mcp-servers/ledger_server.py"
-        ))
-        .arg(calls.display().to_string())
-        .env("PYTHONPATH", &python_path)
-        .call_timeout(std::time::Duration::from_millis(500))
-        .connect()
-        .await
-        .unwrap();
+    let (set, calls) = ledger_with(&python_path, |stdio| {
+        stdio.call_timeout(std::time::Duration::from_millis(500))
+    })
+    .await;
     let model = ScriptedModel::new([
         // `audit` takes a minute: to this client, a server that never answers.
         Reply::tool_call("audit", json!({"account": "acc-1"})),

@@ -50,3 +50,36 @@ impl Identity {
         .with_protocol_version(self.protocol.clone())
     }
 }
+
+/// What an application may set of a client, whichever way it reaches the server.
+#[derive(Debug, Clone)]
+pub(crate) struct Settings {
+    pub identity: Identity,
+    /// The protocol version asked for by name; checked by [`Settings::resolve`].
+    pub protocol: Option<String>,
+    pub call_timeout: std::time::Duration,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            identity: Identity::default(),
+            protocol: None,
+            call_timeout: super::DEFAULT_CALL_TIMEOUT,
+        }
+    }
+}
+
+impl Settings {
+    /// The protocol version named, checked before anything is sent to `server`.
+    pub(crate) fn resolve(&mut self, server: &str) -> Result<(), super::McpClientError> {
+        if let Some(version) = &self.protocol {
+            self.identity.protocol =
+                Identity::protocol_named(version).map_err(|reason| super::McpClientError {
+                    server: server.to_string(),
+                    reason,
+                })?;
+        }
+        Ok(())
+    }
+}

@@ -25,7 +25,7 @@ use rmcp::service::RoleClient;
 use rmcp::transport::TokioChildProcess;
 
 use connection::{Connect, Connection, Service};
-use identity::Identity;
+use identity::{Identity, Settings};
 use listing::{Listing, Notices};
 use serde_json::Value;
 use tokio::io::AsyncBufReadExt;
@@ -35,6 +35,48 @@ pub(crate) use remote::RemoteCall;
 
 use crate::tool::registry::ToolEntry;
 use crate::tool::runtime::ErasedTool;
+
+/// The settings both ways of reaching a server share (`McpStdio`, `McpHttp`), written once.
+macro_rules! client_settings {
+    () => {
+        /// The `clientInfo` sent in `initialize` (servers log it, and may authorize by it);
+        /// `agents-kt` and its version unless set.
+        ///
+        /// ```no_run
+        /// # async fn demo() -> Result<(), agents_kt::McpClientError> {
+        /// let tools = agents_kt::McpToolset::http("http://127.0.0.1:8808/mcp")
+        ///     .client_info("billing-bot", "2.1.0")
+        ///     .protocol_version("2025-11-25")
+        ///     .connect()
+        ///     .await?;
+        /// println!("speaking MCP {}", tools.protocol_version());
+        /// # Ok(()) }
+        /// ```
+        pub fn client_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+            self.settings.identity.name = name.into();
+            self.settings.identity.version = version.into();
+            self
+        }
+
+        /// The MCP protocol version to ask for (`"2025-11-25"`, …; the newest rmcp speaks unless
+        /// set). The server may answer with an older one it supports; see
+        /// [`McpToolset::protocol_version`]. An unknown version fails `connect`.
+        pub fn protocol_version(mut self, version: impl Into<String>) -> Self {
+            self.settings.protocol = Some(version.into());
+            self
+        }
+
+        /// How long the server may take to answer one request — a `tools/call`, and the handshake
+        /// and listing of a (re)connection (which get at least 30 s: starting a server takes time)
+        /// — before it fails with a clear error (60 s unless set).
+        /// A call past it is cancelled on the server (`notifications/cancelled`) and the connection
+        /// stays usable. An agent's `per_tool_timeout`, when shorter, ends the call first.
+        pub fn call_timeout(mut self, timeout: std::time::Duration) -> Self {
+            self.settings.call_timeout = timeout;
+            self
+        }
+    };
+}
 
 /// Registers a bound remote tool on an agent being built: instantiated for the binding's type
 /// when it is bound, so the toolset need not be generic over it.
@@ -138,9 +180,7 @@ pub struct McpStdio {
     command: String,
     args: Vec<String>,
     env: Vec<(String, String)>,
-    identity: Identity,
-    protocol: Option<String>,
-    call_timeout: std::time::Duration,
+    settings: Settings,
 }
 
 /// A server reached over streamable HTTP, before it is connected.
@@ -149,9 +189,7 @@ pub struct McpHttp {
     url: String,
     bearer: Option<String>,
     headers: Vec<(String, String)>,
-    identity: Identity,
-    protocol: Option<String>,
-    call_timeout: std::time::Duration,
+    settings: Settings,
 }
 
 impl std::fmt::Debug for McpHttp {
@@ -176,9 +214,7 @@ impl McpToolset {
             url: url.into(),
             bearer: None,
             headers: Vec::new(),
-            identity: Identity::default(),
-            protocol: None,
-            call_timeout: DEFAULT_CALL_TIMEOUT,
+            settings: Settings::default(),
         }
     }
 
@@ -189,9 +225,7 @@ impl McpToolset {
             command: command.into(),
             args: Vec::new(),
             env: Vec::new(),
-            identity: Identity::default(),
-            protocol: None,
-            call_timeout: DEFAULT_CALL_TIMEOUT,
+            settings: Settings::default(),
         }
     }
 
@@ -358,31 +392,7 @@ impl McpStdio {
         self
     }
 
-    /// The `clientInfo` sent in `initialize` (servers log it, and may authorize by it);
-    /// `agents-kt` and its version unless set.
-    pub fn client_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
-        self.identity.name = name.into();
-        self.identity.version = version.into();
-        self
-    }
-
-    /// The MCP protocol version to ask for (`"2025-11-25"`, …; the newest rmcp speaks unless
-    /// set). The server may answer with an older one it supports; see
-    /// [`McpToolset::protocol_version`]. An unknown version fails `connect`.
-    pub fn protocol_version(mut self, version: impl Into<String>) -> Self {
-        self.protocol = Some(version.into());
-        self
-    }
-
-    /// How long the server may take to answer one request — a `tools/call`, and the handshake
-    /// and listing of a (re)connection (which get at least 30 s: starting a server takes time)
-    /// — before it fails with a clear error (60 s unless set).
-    /// A call past it is cancelled on the server (`notifications/cancelled`) and the connection
-    /// stays usable. An agent's `per_tool_timeout`, when shorter, ends the call first.
-    pub fn call_timeout(mut self, timeout: std::time::Duration) -> Self {
-        self.call_timeout = timeout;
-        self
-    }
+    client_settings!();
 
     /// Start the server, initialize the session, and list its tools (every page). If the
     /// server's process dies later, the next call starts it again.
@@ -391,17 +401,11 @@ impl McpStdio {
             .chain(self.args.iter().map(String::as_str))
             .collect::<Vec<_>>()
             .join(" ");
-        if let Some(version) = &self.protocol {
-            self.identity.protocol =
-                Identity::protocol_named(version).map_err(|reason| McpClientError {
-                    server: server.clone(),
-                    reason,
-                })?;
-        }
+        self.settings.resolve(&server)?;
         let label = server.clone();
         let listing = Arc::new(Listing::default());
         let notices = Arc::clone(&listing);
-        let call_timeout = self.call_timeout;
+        let call_timeout = self.settings.call_timeout;
         let connect: Connect = Arc::new(move || {
             let spec = self.clone();
             let server = label.clone();
@@ -441,7 +445,7 @@ impl McpStdio {
                 }
             });
         }
-        handshake(&server, transport, listing, self.identity).await
+        handshake(&server, transport, listing, self.settings.identity).await
     }
 }
 
@@ -458,57 +462,16 @@ impl McpHttp {
         self
     }
 
-    /// The `clientInfo` sent in `initialize` (servers log it, and may authorize by it);
-    /// `agents-kt` and its version unless set.
-    ///
-    /// ```no_run
-    /// # async fn demo() -> Result<(), agents_kt::McpClientError> {
-    /// let tools = agents_kt::McpToolset::http("http://127.0.0.1:8808/mcp")
-    ///     .client_info("billing-bot", "2.1.0")
-    ///     .protocol_version("2025-11-25")
-    ///     .connect()
-    ///     .await?;
-    /// println!("speaking MCP {}", tools.protocol_version());
-    /// # Ok(()) }
-    /// ```
-    pub fn client_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
-        self.identity.name = name.into();
-        self.identity.version = version.into();
-        self
-    }
-
-    /// The MCP protocol version to ask for (`"2025-11-25"`, …; the newest rmcp speaks unless
-    /// set). The server may answer with an older one it supports; see
-    /// [`McpToolset::protocol_version`]. An unknown version fails `connect`.
-    pub fn protocol_version(mut self, version: impl Into<String>) -> Self {
-        self.protocol = Some(version.into());
-        self
-    }
-
-    /// How long the server may take to answer one request — a `tools/call`, and the handshake
-    /// and listing of a (re)connection (which get at least 30 s: starting a server takes time)
-    /// — before it fails with a clear error (60 s unless set).
-    /// A call past it is cancelled on the server (`notifications/cancelled`) and the connection
-    /// stays usable. An agent's `per_tool_timeout`, when shorter, ends the call first.
-    pub fn call_timeout(mut self, timeout: std::time::Duration) -> Self {
-        self.call_timeout = timeout;
-        self
-    }
+    client_settings!();
 
     /// Initialize a session and list the server's tools (every page). If the session is lost
     /// later (the server restarted, the session expired), the next call opens a new one.
     pub async fn connect(mut self) -> Result<McpToolset, McpClientError> {
         let server = self.url.clone();
-        if let Some(version) = &self.protocol {
-            self.identity.protocol =
-                Identity::protocol_named(version).map_err(|reason| McpClientError {
-                    server: server.clone(),
-                    reason,
-                })?;
-        }
+        self.settings.resolve(&server)?;
         let listing = Arc::new(Listing::default());
         let notices = Arc::clone(&listing);
-        let call_timeout = self.call_timeout;
+        let call_timeout = self.settings.call_timeout;
         let connect: Connect = Arc::new(move || {
             let spec = self.clone();
             let listing = Arc::clone(&notices);
@@ -538,7 +501,7 @@ impl McpHttp {
             config = config.auth_header(token.clone());
         }
         let transport = StreamableHttpClientTransport::with_client(reqwest::Client::new(), config);
-        handshake(&self.url, transport, listing, self.identity).await
+        handshake(&self.url, transport, listing, self.settings.identity).await
     }
 }
 
