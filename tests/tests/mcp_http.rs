@@ -331,6 +331,11 @@ async fn malformed_params_and_ids_get_json_rpc_errors_for_their_request() {
         );
         assert_eq!(content_type, "application/json", "{body}");
     }
+    // A notification is never answered with an error, whatever its params.
+    let notification =
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": [1]}).to_string();
+    let (_, _, answer) = raw_post(&server, &[json], &notification).await;
+    assert!(!answer.contains("-32602"), "{answer}");
     // An id that is an object or an array: an invalid request, answered with a null id.
     for id in [json!({"a": 1}), json!([1])] {
         let body = json!({"jsonrpc": "2.0", "id": id, "method": "ping"}).to_string();

@@ -466,7 +466,9 @@ impl Admission {
                 &format!("Invalid Request: {problem}"),
             ));
         }
+        // Requests only: a notification is never answered, whatever its params.
         if let Some(method) = message.get("method").and_then(|m| m.as_str())
+            && message.get("id").is_some_and(|id| !id.is_null())
             && let params = super::jsonrpc::Params::of(message.get("params"))
             && let Some(problem) = super::jsonrpc::invalid_params(method, &params)
         {
