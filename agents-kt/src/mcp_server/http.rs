@@ -454,11 +454,7 @@ impl Admission {
             .unwrap_or(serde_json::Value::Null);
         if let Some(problem) = super::jsonrpc::not_a_message(&message) {
             // An id of the wrong type cannot be echoed: JSON-RPC answers those with null.
-            let id = if id.is_string() || id.is_number() {
-                id
-            } else {
-                serde_json::Value::Null
-            };
+            let id = super::jsonrpc::echoable_id(Some(&id));
             return Err(json_rpc_error(
                 StatusCode::BAD_REQUEST,
                 id,

@@ -38,6 +38,15 @@ pub(crate) fn id_problem(id: Kind) -> Option<&'static str> {
     }
 }
 
+/// The id to answer a refused message with: its own when JSON-RPC allows echoing it (a string
+/// or a number), null otherwise.
+pub(crate) fn echoable_id(id: Option<&Value>) -> Value {
+    match id {
+        Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
+        _ => Value::Null,
+    }
+}
+
 /// Why a request's `params` are invalid for its method, if they are. Answered `-32602 Invalid
 /// params` with the request's id.
 pub(crate) fn invalid_params(method: &str, params: &Params) -> Option<&'static str> {

@@ -86,10 +86,7 @@ async fn read_requests<R: AsyncRead + Unpin>(
                 // JSON, but not one message: re-read as a value to say why.
                 let value: Value = serde_json::from_slice(&line).unwrap_or(Value::Null);
                 let problem = super::jsonrpc::not_a_message(&value).unwrap_or("not a message");
-                let id = match value.get("id") {
-                    Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
-                    _ => Value::Null,
-                };
+                let id = super::jsonrpc::echoable_id(value.get("id"));
                 refuse_invalid(&refusals, id, problem).await;
                 continue;
             }
@@ -106,7 +103,12 @@ async fn read_requests<R: AsyncRead + Unpin>(
             }
         };
         if let Some(problem) = message.problem() {
-            refuse_invalid(&refusals, message.echoed_id(), problem).await;
+            refuse_invalid(
+                &refusals,
+                super::jsonrpc::echoable_id(message.id.as_ref()),
+                problem,
+            )
+            .await;
             continue;
         }
         if let (Some(Value::String(method)), Some(id)) = (&message.method, &message.id)
@@ -206,16 +208,6 @@ impl Envelope {
             Some(_) => None,
             None if self.result.is_some() || self.error.is_some() => None,
             None => Some("a message has a `method`, or a `result` or `error`"),
-        }
-    }
-}
-
-impl Envelope {
-    /// The id to answer a refused message with: its own when JSON-RPC allows echoing it.
-    fn echoed_id(&self) -> Value {
-        match &self.id {
-            Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
-            _ => Value::Null,
         }
     }
 }
