@@ -116,7 +116,8 @@ pub mod tool;
 pub mod mcp {
     #[cfg(feature = "mcp-client")]
     pub use crate::mcp_client::{
-        McpClientError, McpHttp, McpStdio, McpToolset, RemoteBinding, RemoteToolBinding,
+        FileTokens, McpClientError, McpHttp, McpOAuth, McpStdio, McpToolset, MemoryTokens,
+        RemoteBinding, RemoteToolBinding, TokenStore,
     };
     #[cfg(feature = "mcp")]
     pub use crate::mcp_server::{
@@ -159,10 +160,13 @@ pub use events::{
 #[cfg(feature = "sqlite")]
 pub use journal::SqliteJournal;
 pub use journal::{Journal, JournalError, MemoryJournal, journal_entry};
+#[cfg(feature = "mcp-client")]
+pub use mcp::{
+    FileTokens, McpClientError, McpHttp, McpOAuth, McpStdio, McpToolset, MemoryTokens,
+    RemoteBinding, RemoteToolBinding, TokenStore,
+};
 #[cfg(feature = "mcp")]
 pub use mcp::{McpClient, McpHttpServer, McpServeError, McpServer, McpServerBuilder};
-#[cfg(feature = "mcp-client")]
-pub use mcp::{McpClientError, McpHttp, McpStdio, McpToolset, RemoteBinding, RemoteToolBinding};
 #[cfg(feature = "sqlite")]
 pub use memory::SqliteStore;
 pub use memory::{Conversation, ConversationStore, InMemoryStore, StoreError};

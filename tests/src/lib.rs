@@ -7,6 +7,7 @@ pub mod chain_model;
 pub mod counting;
 pub mod ledger;
 pub mod llama;
+pub mod npm;
 pub mod phoenix;
 pub mod restate;
 pub mod scratch;

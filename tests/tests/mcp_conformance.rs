@@ -103,26 +103,9 @@ const SCENARIOS: [&str; 12] = [
     "dns-rebinding-protection",
 ];
 
-fn suite() -> Option<String> {
-    match std::env::var("MCP_NODE_DIR") {
-        Ok(dir) => Some(format!(
-            "{dir}/node_modules/@modelcontextprotocol/conformance/dist/index.js"
-        )),
-        Err(_) => {
-            let required = std::env::var("AGENTS_KT_REQUIRE_MCP_CLIENTS").is_ok_and(|v| v == "1");
-            assert!(
-                !required,
-                "AGENTS_KT_REQUIRE_MCP_CLIENTS=1 but MCP_NODE_DIR is not set"
-            );
-            eprintln!("skipping: run `eval \"$(scripts/mcp-clients.sh)\"` to run the suite");
-            None
-        }
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_official_conformance_suite_passes_every_scenario_of_a_tools_server() {
-    let Some(suite) = suite() else {
+    let Some(suite) = agents_kt_tests::npm::conformance_suite() else {
         return;
     };
     let agent: Agent<String, String> = Agent::builder("conformance")

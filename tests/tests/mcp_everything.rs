@@ -12,24 +12,6 @@ use agents_kt::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-/// The server's entry point, or `None` (after saying why) when it is not installed.
-fn everything() -> Option<String> {
-    match std::env::var("MCP_NODE_DIR") {
-        Ok(dir) => Some(format!(
-            "{dir}/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
-        )),
-        Err(_) => {
-            let required = std::env::var("AGENTS_KT_REQUIRE_MCP_CLIENTS").is_ok_and(|v| v == "1");
-            assert!(
-                !required,
-                "AGENTS_KT_REQUIRE_MCP_CLIENTS=1 but MCP_NODE_DIR is not set"
-            );
-            eprintln!("skipping: run `eval \"$(scripts/mcp-clients.sh)\"` for the npm servers");
-            None
-        }
-    }
-}
-
 /// `get-sum`'s arguments.
 #[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 pub struct SumArgs {
@@ -68,6 +50,11 @@ fn told(model: &ScriptedModel) -> Vec<String> {
         .filter(|m| m.role == Role::Tool)
         .map(|m| m.content.clone())
         .collect()
+}
+
+/// The server's entry point, or `None` (after saying why) when it is not installed.
+fn everything() -> Option<String> {
+    agents_kt_tests::npm::npm_package("@modelcontextprotocol/server-everything", "dist/index.js")
 }
 
 #[tokio::test]

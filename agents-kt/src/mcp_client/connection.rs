@@ -10,6 +10,7 @@ use futures::future::BoxFuture;
 use rmcp::service::{RoleClient, RunningService};
 
 use super::McpClientError;
+use super::authorizer::{Authorizer, MAX_AUTHORIZATIONS};
 use super::listing::{Listing, Notices};
 
 pub(crate) type Service = RunningService<RoleClient, Notices>;
@@ -33,6 +34,8 @@ pub(crate) struct Connection {
     pub call_timeout: Duration,
     /// The server's command line or URL, for errors.
     pub server: String,
+    /// How to authorize when the server asks (OAuth); `None`: its refusal is the answer.
+    authorizer: Option<Arc<Authorizer>>,
 }
 
 /// The protocol version `service`'s server agreed to.
@@ -59,6 +62,75 @@ impl Connection {
             agreed: std::sync::RwLock::new(agreed(&first)),
             current: tokio::sync::Mutex::new(Arc::new(first)),
             listing,
+            authorizer: None,
+        }
+    }
+
+    /// This connection, authorizing with `authorizer` when the server asks.
+    pub(crate) fn authorized_by(mut self, authorizer: Option<Arc<Authorizer>>) -> Self {
+        self.authorizer = authorizer;
+        self
+    }
+
+    /// What to pass to [`reauthorized`](Self::reauthorized) for a request about to be sent.
+    pub(crate) fn authorization(&self) -> u64 {
+        self.authorizer
+            .as_ref()
+            .map_or(0, |authorizer| authorizer.generation())
+    }
+
+    /// Whether `error` was the server asking for (more) authorization and it is now given, so
+    /// the refused request may be sent again: at most [`MAX_AUTHORIZATIONS`] times for one
+    /// request (`authorizations` counts them). A 401 or 403 means the server did not act on
+    /// the request, so sending it again runs nothing twice.
+    pub(crate) async fn reauthorized(
+        &self,
+        error: &rmcp::ServiceError,
+        seen: u64,
+        authorizations: &mut u32,
+    ) -> Result<bool, McpClientError> {
+        let (Some(authorizer), Some(challenge)) = (&self.authorizer, error.auth_challenge()) else {
+            return Ok(false);
+        };
+        if *authorizations >= MAX_AUTHORIZATIONS {
+            return Ok(false);
+        }
+        *authorizations += 1;
+        authorizer.authorize(challenge, seen).await?;
+        Ok(true)
+    }
+
+    /// Every page of the server's tools, into the listing; each attempt bounded by
+    /// `call_timeout`, authorizing between attempts when the server asks.
+    pub(crate) async fn list_tools(&self, service: &Service) -> Result<(), McpClientError> {
+        let mut authorizations = 0;
+        loop {
+            let seen = self.authorization();
+            let listed = tokio::time::timeout(self.call_timeout, service.list_all_tools())
+                .await
+                .map_err(|_| McpClientError {
+                    server: self.server.clone(),
+                    reason: format!(
+                        "tools/list got no answer within {:?} (`call_timeout`)",
+                        self.call_timeout
+                    ),
+                })?;
+            match listed {
+                Ok(tools) => {
+                    self.listing.replace(&tools);
+                    return Ok(());
+                }
+                Err(error) if self.reauthorized(&error, seen, &mut authorizations).await? => {}
+                Err(error) => {
+                    return Err(McpClientError {
+                        server: self.server.clone(),
+                        reason: format!(
+                            "tools/list failed: {}",
+                            super::plain_error::plain(&error, &self.server)
+                        ),
+                    });
+                }
+            }
         }
     }
 
@@ -79,30 +151,13 @@ impl Connection {
         let mut backoff = FIRST_BACKOFF;
         let mut attempt = 1;
         loop {
-            // A frozen server fails the attempt after `call_timeout`, never hangs it.
-            let handshake = self.call_timeout.max(super::HANDSHAKE_FLOOR);
-            let attempted = tokio::time::timeout(handshake, (self.connect)())
-                .await
-                .unwrap_or_else(|_| {
-                    Err(McpClientError {
-                        server: self.server.clone(),
-                        reason: format!("the MCP handshake got no answer within {handshake:?}"),
-                    })
-                });
-            match attempted {
+            // A frozen server fails the attempt's handshake after its timeout, never hangs it.
+            match (self.connect)().await {
                 Ok(service) => {
                     tracing::info!(attempt, "reconnected to the MCP server");
                     // A restarted server may list other tools: calls are checked against these.
-                    match tokio::time::timeout(self.call_timeout, service.list_all_tools()).await {
-                        Ok(Ok(tools)) => self.listing.replace(&tools),
-                        Ok(Err(error)) => {
-                            tracing::warn!(%error, "re-listing the reconnected MCP server's tools failed")
-                        }
-                        Err(_) => {
-                            tracing::warn!(
-                                "re-listing the reconnected MCP server's tools timed out"
-                            )
-                        }
+                    if let Err(error) = self.list_tools(&service).await {
+                        tracing::warn!(%error, "re-listing the reconnected MCP server's tools failed");
                     }
                     *self
                         .agreed

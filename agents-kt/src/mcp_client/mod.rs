@@ -8,13 +8,16 @@
 //! `run`, `session` and code skills. A remote `isError` result reaches the model as
 //! `ERROR: Tool '<name>' failed: <text>`; structured content is kept.
 
+mod authorizer;
 mod binding;
 mod connection;
 mod identity;
 mod listing;
+mod oauth;
 mod plain_error;
 mod register;
 mod remote;
+mod token_store;
 
 use std::process::Stdio;
 use std::sync::Arc;
@@ -25,13 +28,16 @@ use rmcp::service::RoleClient;
 use rmcp::transport::TokioChildProcess;
 
 use connection::{Connect, Connection, Service};
-use identity::{Identity, Settings};
+use identity::Settings;
 use listing::{Listing, Notices};
 use serde_json::Value;
 use tokio::io::AsyncBufReadExt;
 
+use authorizer::{Authorizer, MAX_AUTHORIZATIONS};
 pub use binding::{RemoteBinding, RemoteToolBinding};
+pub use oauth::McpOAuth;
 pub(crate) use remote::RemoteCall;
+pub use token_store::{FileTokens, MemoryTokens, TokenStore};
 
 use crate::tool::registry::ToolEntry;
 use crate::tool::runtime::ErasedTool;
@@ -190,6 +196,9 @@ pub struct McpHttp {
     bearer: Option<String>,
     headers: Vec<(String, String)>,
     settings: Settings,
+    oauth: Option<McpOAuth>,
+    /// Made from `oauth` by `connect`, shared by every reconnection.
+    authorizer: Option<Arc<Authorizer>>,
 }
 
 impl std::fmt::Debug for McpHttp {
@@ -198,6 +207,7 @@ impl std::fmt::Debug for McpHttp {
         f.debug_struct("McpHttp")
             .field("url", &self.url)
             .field("bearer", &self.bearer.as_ref().map(|_| "…"))
+            .field("oauth", &self.oauth)
             .field(
                 "headers",
                 &self.headers.iter().map(|(k, _)| k).collect::<Vec<_>>(),
@@ -215,6 +225,8 @@ impl McpToolset {
             bearer: None,
             headers: Vec::new(),
             settings: Settings::default(),
+            oauth: None,
+            authorizer: None,
         }
     }
 
@@ -280,6 +292,15 @@ impl McpToolset {
     /// The names the tools are registered under (prefixed), in the server's order.
     pub fn names(&self) -> Vec<String> {
         self.tools.iter().map(|tool| self.name_of(tool)).collect()
+    }
+
+    /// The input schema the server lists for the tool registered as `name` (prefixed), as the
+    /// model is shown it.
+    pub fn input_schema(&self, name: &str) -> Option<&Value> {
+        self.tools
+            .iter()
+            .find(|tool| self.name_of(tool) == name)
+            .map(|tool| &*tool.input_schema)
     }
 
     fn name_of(&self, tool: &RemoteTool) -> String {
@@ -412,7 +433,7 @@ impl McpStdio {
             let listing = Arc::clone(&notices);
             async move { spec.start(server, listing).await }.boxed()
         });
-        connected(server, connect, listing, call_timeout).await
+        connected(server, connect, listing, call_timeout, None).await
     }
 
     async fn start(self, server: String, listing: Arc<Listing>) -> Result<Service, McpClientError> {
@@ -445,7 +466,9 @@ impl McpStdio {
                 }
             });
         }
-        handshake(&server, transport, listing, self.settings.identity).await
+        handshake(&server, transport, listing, &self.settings)
+            .await
+            .map_err(|refused| refused.error)
     }
 }
 
@@ -462,6 +485,13 @@ impl McpHttp {
         self
     }
 
+    /// Authorize with OAuth when the server asks for it (`401`, or `403` for more scope): see
+    /// [`McpOAuth`]. A request the server refused is sent again once authorized.
+    pub fn oauth(mut self, oauth: McpOAuth) -> Self {
+        self.oauth = Some(oauth);
+        self
+    }
+
     client_settings!();
 
     /// Initialize a session and list the server's tools (every page). If the session is lost
@@ -469,6 +499,10 @@ impl McpHttp {
     pub async fn connect(mut self) -> Result<McpToolset, McpClientError> {
         let server = self.url.clone();
         self.settings.resolve(&server)?;
+        if let Some(oauth) = self.oauth.clone() {
+            self.authorizer = Some(Authorizer::new(&server, oauth).await?);
+        }
+        let authorizer = self.authorizer.clone();
         let listing = Arc::new(Listing::default());
         let notices = Arc::clone(&listing);
         let call_timeout = self.settings.call_timeout;
@@ -477,9 +511,10 @@ impl McpHttp {
             let listing = Arc::clone(&notices);
             async move { spec.open(listing).await }.boxed()
         });
-        connected(server, connect, listing, call_timeout).await
+        connected(server, connect, listing, call_timeout, authorizer).await
     }
 
+    /// A session, authorizing first when the server's answer to `initialize` asks for it.
     async fn open(self, listing: Arc<Listing>) -> Result<Service, McpClientError> {
         use rmcp::transport::StreamableHttpClientTransport;
         use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -500,70 +535,93 @@ impl McpHttp {
         if let Some(token) = &self.bearer {
             config = config.auth_header(token.clone());
         }
-        let transport = StreamableHttpClientTransport::with_client(reqwest::Client::new(), config);
-        handshake(&self.url, transport, listing, self.settings.identity).await
+        let mut authorizations = 0;
+        loop {
+            let Some(authorizer) = &self.authorizer else {
+                let transport =
+                    StreamableHttpClientTransport::with_client(reqwest::Client::new(), config);
+                return handshake(&self.url, transport, listing, &self.settings)
+                    .await
+                    .map_err(|refused| refused.error);
+            };
+            let seen = authorizer.generation();
+            let transport =
+                StreamableHttpClientTransport::with_client(authorizer.client(), config.clone());
+            match handshake(&self.url, transport, Arc::clone(&listing), &self.settings).await {
+                Ok(service) => return Ok(service),
+                Err(Refused {
+                    challenge: Some(challenge),
+                    ..
+                }) if authorizations < MAX_AUTHORIZATIONS => {
+                    authorizer.authorize(&challenge, seen).await?;
+                    authorizations += 1;
+                }
+                Err(refused) => return Err(refused.error),
+            }
+        }
     }
 }
 
-/// The MCP handshake over `transport`; the client re-lists the server's tools into `listing`
-/// whenever the server says they changed.
+/// Why a handshake failed, and the server's challenge when it asked for authorization.
+struct Refused {
+    error: McpClientError,
+    challenge: Option<String>,
+}
+
+/// The MCP handshake over `transport`, bounded by the call timeout (at least
+/// [`HANDSHAKE_FLOOR`]); the client re-lists the server's tools into `listing` whenever the
+/// server says they changed.
 async fn handshake<T, E, A>(
     server: &str,
     transport: T,
     listing: Arc<Listing>,
-    identity: Identity,
-) -> Result<Service, McpClientError>
+    settings: &Settings,
+) -> Result<Service, Refused>
 where
     T: rmcp::transport::IntoTransport<RoleClient, E, A> + Send + 'static,
     E: std::error::Error + Send + Sync + 'static,
 {
-    Notices { listing, identity }
-        .serve(transport)
-        .await
-        .map_err(|error| McpClientError {
-            server: server.to_string(),
-            reason: format!(
+    let failed = |reason: String| McpClientError {
+        server: server.to_string(),
+        reason,
+    };
+    let limit = settings.call_timeout.max(HANDSHAKE_FLOOR);
+    let notices = Notices {
+        listing,
+        identity: settings.identity.clone(),
+    };
+    match tokio::time::timeout(limit, notices.serve(transport)).await {
+        Ok(Ok(service)) => Ok(service),
+        Ok(Err(error)) => Err(Refused {
+            challenge: error.auth_challenge().map(str::to_string),
+            error: failed(format!(
                 "the MCP handshake failed: {}",
                 plain_error::plain(&error, server)
-            ),
-        })
+            )),
+        }),
+        Err(_) => Err(Refused {
+            error: failed(format!("the MCP handshake got no answer within {limit:?}")),
+            challenge: None,
+        }),
+    }
 }
 
-/// The first connection, then every page of the server's tools, each bounded by `call_timeout`.
+/// The first connection, then every page of the server's tools.
 async fn connected(
     server: String,
     connect: Connect,
     listing: Arc<Listing>,
     call_timeout: std::time::Duration,
+    authorizer: Option<Arc<Authorizer>>,
 ) -> Result<McpToolset, McpClientError> {
-    let late = |what: &str| McpClientError {
-        server: server.clone(),
-        reason: format!("{what} got no answer within {call_timeout:?} (`call_timeout`)"),
-    };
-    let handshake = call_timeout.max(HANDSHAKE_FLOOR);
-    let service = tokio::time::timeout(handshake, connect())
-        .await
-        .map_err(|_| McpClientError {
-            server: server.clone(),
-            reason: format!("the MCP handshake got no answer within {handshake:?}"),
-        })??;
-    let listed = tokio::time::timeout(call_timeout, service.list_all_tools())
-        .await
-        .map_err(|_| late("tools/list"))?
-        .map_err(|error| McpClientError {
-            server: server.clone(),
-            reason: format!("tools/list failed: {error}"),
-        })?;
-    listing.replace(&listed);
-    let tools = listing.tools();
+    let service = connect().await?;
+    let connection = Connection::new(server.clone(), connect, service, listing, call_timeout)
+        .authorized_by(authorizer);
+    let service = connection.live().await?;
+    connection.list_tools(&service).await?;
+    let tools = connection.listing.tools();
     Ok(McpToolset {
-        connection: Arc::new(Connection::new(
-            server.clone(),
-            connect,
-            service,
-            listing,
-            call_timeout,
-        )),
+        connection: Arc::new(connection),
         server,
         tools,
         prefix: None,

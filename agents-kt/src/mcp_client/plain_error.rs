@@ -34,7 +34,7 @@ fn known(error: &(dyn Error + 'static), server: &str) -> Option<String> {
     if let Some(http) = error.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
         return match http {
             StreamableHttpError::AuthRequired(_) => Some(format!(
-                "401 from the server at {server}: authorization required (give a token with `.bearer(..)`)"
+                "401 from the server at {server}: authorization required (give a token with `.bearer(..)`, or authorize with `.oauth(..)`)"
             )),
             StreamableHttpError::InsufficientScope(_) => Some(format!(
                 "403 from the server at {server}: the token lacks a scope this request needs"

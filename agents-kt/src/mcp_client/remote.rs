@@ -11,7 +11,7 @@ use rmcp::model::{
 };
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient};
 
-use super::connection::Connection;
+use super::connection::{Connection, Service};
 use super::listing::Unlisted;
 use serde_json::Value;
 
@@ -98,30 +98,21 @@ impl Tool for RemoteCall {
             }
             Ok(()) => {}
         }
-        let handle = service
-            .peer()
-            .send_cancellable_request(
-                ClientRequest::CallToolRequest(CallToolRequest::new(params)),
-                PeerRequestOptions::no_options(),
-            )
-            .await
-            .map_err(unanswered)?;
-        // Dropped before the answer (the per-tool timeout, a cancelled run): tell the server.
-        let mut pending = CancelOnDrop {
-            peer: handle.peer.clone(),
-            id: Some(handle.id.clone()),
+        // A server that refuses the call for want of authorization (OAuth) did not run it:
+        // it is sent again once authorized.
+        let mut authorizations = 0;
+        let answer = loop {
+            let seen = self.connection.authorization();
+            match self.send(&service, params.clone()).await? {
+                Err(error)
+                    if self
+                        .connection
+                        .reauthorized(&error, seen, &mut authorizations)
+                        .await
+                        .map_err(|error| ToolError::new(error.to_string()))? => {}
+                answer => break answer,
+            }
         };
-        // A frozen server fails the call after `call_timeout`; `pending` then tells it the call
-        // was cancelled, and the connection stays usable.
-        let Ok(answer) =
-            tokio::time::timeout(self.connection.call_timeout, handle.await_response()).await
-        else {
-            return Err(ToolError::new(format!(
-                "the MCP server did not answer the call of `{}` within {:?} (`call_timeout`); it was cancelled",
-                self.remote_name, self.connection.call_timeout
-            )));
-        };
-        pending.id = None;
         let result = match answer.map_err(unanswered)? {
             ServerResult::CallToolResult(result) => result,
             other => {
@@ -152,6 +143,45 @@ impl Tool for RemoteCall {
             return Ok(value);
         }
         Ok(Value::String(text))
+    }
+}
+
+impl RemoteCall {
+    /// One `tools/call` on `service`: the server's answer (or why it gave none), or an error
+    /// when it did not answer within `call_timeout` (the call is then cancelled on the server).
+    async fn send(
+        &self,
+        service: &Service,
+        params: CallToolRequestParams,
+    ) -> Result<Result<ServerResult, rmcp::ServiceError>, ToolError> {
+        let handle = match service
+            .peer()
+            .send_cancellable_request(
+                ClientRequest::CallToolRequest(CallToolRequest::new(params)),
+                PeerRequestOptions::no_options(),
+            )
+            .await
+        {
+            Ok(handle) => handle,
+            Err(error) => return Ok(Err(error)),
+        };
+        // Dropped before the answer (the per-tool timeout, a cancelled run): tell the server.
+        let mut pending = CancelOnDrop {
+            peer: handle.peer.clone(),
+            id: Some(handle.id.clone()),
+        };
+        // A frozen server fails the call after `call_timeout`; `pending` then tells it the call
+        // was cancelled, and the connection stays usable.
+        let Ok(answer) =
+            tokio::time::timeout(self.connection.call_timeout, handle.await_response()).await
+        else {
+            return Err(ToolError::new(format!(
+                "the MCP server did not answer the call of `{}` within {:?} (`call_timeout`); it was cancelled",
+                self.remote_name, self.connection.call_timeout
+            )));
+        };
+        pending.id = None;
+        Ok(answer)
     }
 }
 
