@@ -116,8 +116,8 @@ pub mod tool;
 pub mod mcp {
     #[cfg(feature = "mcp-client")]
     pub use crate::mcp_client::{
-        FileTokens, McpClientError, McpHttp, McpOAuth, McpStdio, McpToolset, MemoryTokens,
-        RemoteBinding, RemoteToolBinding, TokenStore,
+        Elicitation, ElicitationAnswer, FileTokens, McpClientError, McpHttp, McpOAuth, McpStdio,
+        McpToolset, MemoryTokens, RemoteBinding, RemoteToolBinding, TokenStore,
     };
     #[cfg(feature = "mcp")]
     pub use crate::mcp_server::{

@@ -10,6 +10,7 @@ use std::process::Stdio;
 const SCENARIOS: &[&str] = &[
     "initialize",
     "tools_call",
+    "elicitation-sep1034-client-defaults",
     "sse-retry",
     "auth/metadata-default",
     "auth/metadata-var1",

@@ -61,6 +61,26 @@ pub struct ApprovalRequest {
     pub since_ms: u64,
 }
 
+impl ApprovalRequest {
+    /// A question an MCP server asks a person (`elicitation/create`), put to a desk by a
+    /// toolset: the "tool" `mcp_elicitation`, its `args` what the person reads and may edit.
+    #[cfg(feature = "mcp-client")]
+    pub(crate) fn for_elicitation(number: u64, args: Value) -> Self {
+        const TOOL: &str = "mcp_elicitation";
+        ApprovalRequest {
+            run_id: "mcp-elicitation".to_string(),
+            step: format!("elicitation#{number}:{TOOL}"),
+            tool: TOOL.to_string(),
+            fingerprint: approval_fingerprint(TOOL, &args),
+            args,
+            manifest: None,
+            agent: String::new(),
+            depth: 0,
+            since_ms: 0,
+        }
+    }
+}
+
 /// An approver's answer, bound to the fingerprint of the request it answers.
 ///
 /// ```

@@ -1,7 +1,10 @@
 //! What the client says of itself in `initialize`: its name and version (`clientInfo`, which
 //! servers log and may authorize by) and the protocol version it asks for.
 
-use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, ElicitationCapability, FormElicitationCapability,
+    Implementation, ProtocolVersion,
+};
 
 /// The `clientInfo` and protocol version a toolset sends; agents-kt's own name and version, and
 /// rmcp's newest protocol, unless the application sets them.
@@ -42,9 +45,18 @@ impl Identity {
         })
     }
 
-    pub(crate) fn client_info(&self) -> ClientConfig {
+    /// The `initialize` parameters; `elicits`: the application answers servers' questions, so
+    /// form elicitation (with the answer checked against its schema) is offered.
+    pub(crate) fn client_info(&self, elicits: bool) -> ClientConfig {
+        let mut capabilities = ClientCapabilities::default();
+        if elicits {
+            capabilities.elicitation = Some(
+                ElicitationCapability::new()
+                    .with_form(FormElicitationCapability::new().with_schema_validation(true)),
+            );
+        }
         ClientConfig::new(
-            ClientCapabilities::default(),
+            capabilities,
             Implementation::new(self.name.clone(), self.version.clone()),
         )
         .with_protocol_version(self.protocol.clone())
@@ -58,6 +70,8 @@ pub(crate) struct Settings {
     /// The protocol version asked for by name; checked by [`Settings::resolve`].
     pub protocol: Option<String>,
     pub call_timeout: std::time::Duration,
+    /// Who answers the server's questions to a person; `None`: elicitation is not offered.
+    pub elicit: Option<super::elicitation::Elicit>,
 }
 
 impl Default for Settings {
@@ -66,6 +80,7 @@ impl Default for Settings {
             identity: Identity::default(),
             protocol: None,
             call_timeout: super::DEFAULT_CALL_TIMEOUT,
+            elicit: None,
         }
     }
 }

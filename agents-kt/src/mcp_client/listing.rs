@@ -61,16 +61,33 @@ impl Listing {
     }
 }
 
-/// The client's side of a connection: says who it is, and re-lists the server's tools when it
-/// says they changed.
+/// The client's side of a connection: says who it is, re-lists the server's tools when it
+/// says they changed, and passes its questions for a person to the application.
 pub(crate) struct Notices {
     pub listing: Arc<Listing>,
     pub identity: super::identity::Identity,
+    pub elicit: Option<super::elicitation::Elicit>,
+    /// The server's URL or command line, for the application's answerer.
+    pub server: String,
 }
 
 impl ClientHandler for Notices {
     fn get_info(&self) -> rmcp::model::ClientConfig {
-        self.identity.client_info()
+        self.identity.client_info(self.elicit.is_some())
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        _: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        match &self.elicit {
+            Some(elicit) => elicit.answer(&self.server, request).await,
+            // Not offered: a server that asks anyway is declined.
+            None => Ok(rmcp::model::ElicitResult::new(
+                rmcp::model::ElicitationAction::Decline,
+            )),
+        }
     }
 
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {

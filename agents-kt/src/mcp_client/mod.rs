@@ -11,6 +11,7 @@
 mod authorizer;
 mod binding;
 mod connection;
+mod elicitation;
 mod identity;
 mod listing;
 mod oauth;
@@ -35,6 +36,7 @@ use tokio::io::AsyncBufReadExt;
 
 use authorizer::{Authorizer, MAX_AUTHORIZATIONS};
 pub use binding::{RemoteBinding, RemoteToolBinding};
+pub use elicitation::{Elicitation, ElicitationAnswer};
 pub use oauth::McpOAuth;
 pub(crate) use remote::RemoteCall;
 pub use token_store::{FileTokens, MemoryTokens, TokenStore};
@@ -79,6 +81,41 @@ macro_rules! client_settings {
         /// stays usable. An agent's `per_tool_timeout`, when shorter, ends the call first.
         pub fn call_timeout(mut self, timeout: std::time::Duration) -> Self {
             self.settings.call_timeout = timeout;
+            self
+        }
+
+        /// Answer the server's questions to a person (`elicitation/create`, form mode) with
+        /// `handler`; the client then offers elicitation. An accepted answer that does not fit
+        /// the schema the server asked with is not sent: the server gets an error naming the
+        /// field. The tool call that asked waits (within `call_timeout`) for the answer.
+        ///
+        /// ```no_run
+        /// use agents_kt::mcp::{Elicitation, ElicitationAnswer};
+        /// # async fn demo() -> Result<(), agents_kt::McpClientError> {
+        /// let tools = agents_kt::McpToolset::http("http://127.0.0.1:8808/mcp")
+        ///     .on_elicitation(|asked: Elicitation| async move {
+        ///         println!("{} asks: {}", asked.server, asked.message);
+        ///         ElicitationAnswer::accept(asked.defaults())
+        ///     })
+        ///     .connect()
+        ///     .await?;
+        /// # let _ = tools; Ok(()) }
+        /// ```
+        pub fn on_elicitation<F, Fut>(mut self, handler: F) -> Self
+        where
+            F: Fn(Elicitation) -> Fut + Send + Sync + 'static,
+            Fut: std::future::Future<Output = ElicitationAnswer> + Send + 'static,
+        {
+            self.settings.elicit = Some(elicitation::Elicit::handler(handler));
+            self
+        }
+
+        /// Put the server's questions to a person on `desk`, as approvals of the tool
+        /// `mcp_elicitation` whose arguments are `{server, message, schema, content}`
+        /// (`content`: the schema's defaults): approving accepts `content` as shown, an edit
+        /// accepts the edited `content`, a denial (or no answer) declines.
+        pub fn elicitation_desk(mut self, desk: crate::ApprovalDesk) -> Self {
+            self.settings.elicit = Some(elicitation::Elicit::desk(desk));
             self
         }
     };
@@ -589,6 +626,8 @@ where
     let notices = Notices {
         listing,
         identity: settings.identity.clone(),
+        elicit: settings.elicit.clone(),
+        server: server.to_string(),
     };
     match tokio::time::timeout(limit, notices.serve(transport)).await {
         Ok(Ok(service)) => Ok(service),

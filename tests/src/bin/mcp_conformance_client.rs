@@ -12,6 +12,7 @@
 //! and a second toolset — a restarted application — connects with them and calls the tools
 //! again; asking the person a second time fails it.
 
+use agents_kt::mcp::{Elicitation, ElicitationAnswer};
 use agents_kt::prelude::*;
 use agents_kt::{FileTokens, McpOAuth, McpToolset};
 use serde_json::{Map, Value, json};
@@ -55,6 +56,12 @@ async fn call_every_tool(
     let mut http = McpToolset::http(url)
         .client_info("agents-kt-conformance", "1.0.0")
         .protocol_version("2025-11-25");
+    if scenario.starts_with("elicitation") {
+        // A person who accepts what the server proposes.
+        http = http.on_elicitation(|asked: Elicitation| async move {
+            ElicitationAnswer::accept(asked.defaults())
+        });
+    }
     if scenario.starts_with("auth/") {
         let oauth = match (scenario.as_str(), text("client_id"), text("client_secret")) {
             ("auth/client-credentials-jwt", Some(id), _) => McpOAuth::client_credentials_jwt(
