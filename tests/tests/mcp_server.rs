@@ -638,3 +638,146 @@ async fn a_policy_attached_to_two_agents_guards_both_and_flows_down_from_each() 
         );
     }
 }
+
+/// Holds its call open until the test lets it go, counting how many are held.
+#[derive(Clone)]
+struct Latch {
+    open: std::sync::Arc<tokio::sync::Semaphore>,
+    held: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+#[derive(Clone, Debug, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+struct LatchArgs {
+    /// Whether to wait for the latch (a quick call does not).
+    wait: bool,
+}
+
+impl Tool for Latch {
+    const NAME: &'static str = "latch";
+    type Args = LatchArgs;
+    type Output = String;
+    fn description(&self) -> std::borrow::Cow<'static, str> {
+        "Waits until let go.".into()
+    }
+    async fn call(&self, args: LatchArgs, _: &ToolContext) -> Result<String, ToolError> {
+        if !args.wait {
+            return Ok("quick".into());
+        }
+        self.held.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let _go = self.open.acquire().await;
+        self.held.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+        Ok("released".into())
+    }
+}
+
+async fn http_client(url: &str, name: &str) -> RunningService<RoleClient, ClientConfig> {
+    ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new(name, "1.0"),
+    )
+    .serve(rmcp::transport::StreamableHttpClientTransport::from_uri(
+        url.to_string(),
+    ))
+    .await
+    .expect("the client connects")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_client_holding_its_share_of_calls_does_not_make_another_wait() {
+    let latch = Latch {
+        open: std::sync::Arc::new(tokio::sync::Semaphore::new(0)),
+        held: std::sync::Arc::default(),
+    };
+    let agent: Agent<String, String> = Agent::builder("shared")
+        .model(ScriptedModel::default())
+        .tool(latch.clone())
+        .build()
+        .unwrap();
+    let server = McpServer::builder(agent)
+        .expose_tool::<Latch>()
+        .max_concurrent_calls(4)
+        .max_concurrent_calls_per_client(2)
+        .build()
+        .unwrap()
+        .bind_http(std::net::SocketAddr::from(([127, 0, 0, 1], 0)))
+        .await
+        .unwrap();
+    let url = format!("http://127.0.0.1:{}/mcp", server.local_addr().port());
+    let hog = http_client(&url, "hog").await;
+    let other = http_client(&url, "other").await;
+    let held = tokio::spawn(async move {
+        let calls = (0..4).map(|_| {
+            hog.call_tool(
+                CallToolRequestParams::new("latch").with_arguments(args(json!({"wait": true}))),
+            )
+        });
+        futures::future::join_all(calls).await
+    });
+    while latch.held.load(std::sync::atomic::Ordering::SeqCst) < 2 {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    // The server has 4 slots and the hog asked for 4: only its share of 2 runs, so the other
+    // client is served now. (Without shares it would wait for the latch, which never opens
+    // until it is served: the bound below turns that hang into a failure.)
+    let quick = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        other.call_tool(
+            CallToolRequestParams::new("latch").with_arguments(args(json!({"wait": false}))),
+        ),
+    )
+    .await
+    .expect("another client is served while one holds its share")
+    .unwrap();
+    assert_eq!(quick.is_error, Some(false));
+    assert_eq!(
+        latch.held.load(std::sync::atomic::Ordering::SeqCst),
+        2,
+        "the hog's other two calls wait for its own share"
+    );
+    latch.open.add_permits(4);
+    for result in held.await.unwrap() {
+        assert_eq!(result.unwrap().is_error, Some(false));
+    }
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_ending_its_session_cancels_its_calls_and_frees_their_slots() {
+    let forever = Forever::default();
+    let agent: Agent<String, String> = Agent::builder("hangup")
+        .model(ScriptedModel::default())
+        .tool(forever.clone())
+        .build()
+        .unwrap();
+    let server = McpServer::builder(agent)
+        .expose_tool::<Forever>()
+        .max_concurrent_calls(1)
+        .build()
+        .unwrap()
+        .bind_http(std::net::SocketAddr::from(([127, 0, 0, 1], 0)))
+        .await
+        .unwrap();
+    let url = format!("http://127.0.0.1:{}/mcp", server.local_addr().port());
+    let leaving = http_client(&url, "leaving").await;
+    let peer = leaving.peer().clone();
+    let pending =
+        tokio::spawn(async move { peer.call_tool(CallToolRequestParams::new("forever")).await });
+    forever.started.notified().await;
+    // The client ends its session (HTTP DELETE) with its call in flight.
+    leaving.cancel().await.unwrap();
+    let _ = pending.await;
+    tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        forever.dropped.notified(),
+    )
+    .await
+    .expect("the call is dropped when its session ends");
+    // Its slot (the only one) is free: the next client is served.
+    let next = http_client(&url, "next").await;
+    let listed = tokio::time::timeout(std::time::Duration::from_secs(10), next.list_all_tools())
+        .await
+        .expect("the server still answers")
+        .unwrap();
+    assert_eq!(listed.len(), 1);
+    server.shutdown().await.unwrap();
+}

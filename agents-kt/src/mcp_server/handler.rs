@@ -165,12 +165,12 @@ where
                 .audit_refusal(&client.name, &name, &reason);
             return Err(unknown());
         }
-        let _permit = self
+        let _slots = self
             .exposed
             .calls
-            .acquire()
+            .enter(&client.name)
             .await
-            .map_err(|_| ErrorData::internal_error("the server is shutting down", None))?;
+            .ok_or_else(|| ErrorData::internal_error("the server is shutting down", None))?;
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         if exposed_tool {
             let answer = match self

@@ -2,6 +2,7 @@
 //! `rmcp`. A `tools/call` passes the agent's own tool chain — the same runner, observers and
 //! pipeline events as the agent loop — and a per-client policy decides who may call what.
 
+mod call_quota;
 mod client_log;
 mod handler;
 mod http;
@@ -71,8 +72,8 @@ struct Exposed<IN, OUT> {
     /// Policies judging every call of this server, above the agent's own links.
     above: Vec<crate::tool::inherited::Ancestor>,
     http: HttpOptions,
-    /// Caps concurrent `tools/call`s; later calls wait for a permit.
-    calls: Arc<tokio::sync::Semaphore>,
+    /// Caps concurrent `tools/call`s, in all and per client; later calls wait for a slot.
+    calls: Arc<call_quota::CallQuota>,
     /// Whether the `logging` capability is offered (`logging/setLevel`).
     client_logging: bool,
 }
@@ -124,7 +125,10 @@ impl<IN: AgentInput, OUT: AgentOutput> McpServer<IN, OUT> {
                     header_timeout: std::time::Duration::from_secs(10),
                     body_timeout: std::time::Duration::from_secs(30),
                 },
-                calls: Arc::new(tokio::sync::Semaphore::new(16)),
+                calls: Arc::new(call_quota::CallQuota::new(
+                    16,
+                    call_quota::CallQuota::half(16),
+                )),
                 client_logging: true,
             },
             errors: Vec::new(),
@@ -322,9 +326,40 @@ impl<IN: AgentInput, OUT: AgentOutput> McpServerBuilder<IN, OUT> {
         self
     }
 
-    /// The most `tools/call`s served at once (default 16); more wait their turn.
+    /// The most `tools/call`s served at once, for all clients together (default 16); more wait
+    /// their turn. Each client's share is half of it unless set with
+    /// [`max_concurrent_calls_per_client`](Self::max_concurrent_calls_per_client).
     pub fn max_concurrent_calls(mut self, calls: usize) -> Self {
-        self.exposed.calls = Arc::new(tokio::sync::Semaphore::new(calls.max(1)));
+        let share = self
+            .exposed
+            .calls
+            .chosen_share
+            .unwrap_or_else(|| call_quota::CallQuota::half(calls));
+        let mut quota = call_quota::CallQuota::new(calls, share);
+        quota.chosen_share = self.exposed.calls.chosen_share;
+        self.exposed.calls = Arc::new(quota);
+        self
+    }
+
+    /// The most `tools/call`s one client may have served at once (default: half of
+    /// [`max_concurrent_calls`](Self::max_concurrent_calls); at most all of it), so a client
+    /// holding slow calls open cannot make every other client wait. A client is its principal
+    /// (the HTTP authenticator's name), else the name it declared in `initialize` — which a
+    /// client without an authenticator chooses itself, so the overall cap stays the bound.
+    ///
+    /// ```
+    /// # use agents_kt::prelude::*;
+    /// # let agent: Agent<String, String> = Agent::builder("a").model(ScriptedModel::default()).build().unwrap();
+    /// let server = agents_kt::McpServer::builder(agent)
+    ///     .max_concurrent_calls(32)
+    ///     .max_concurrent_calls_per_client(4)
+    ///     .build();
+    /// # let _ = server;
+    /// ```
+    pub fn max_concurrent_calls_per_client(mut self, calls: usize) -> Self {
+        let mut quota = call_quota::CallQuota::new(self.exposed.calls.cap, calls);
+        quota.chosen_share = Some(calls);
+        self.exposed.calls = Arc::new(quota);
         self
     }
 

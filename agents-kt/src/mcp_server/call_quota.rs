@@ -1,0 +1,91 @@
+//! How many `tools/call`s the server runs at once: a cap for all clients together, and a share
+//! of it for each client, so one client holding its calls open cannot make every other wait.
+//! A client is its principal (the HTTP authenticator's name), else the name it declared.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+pub(crate) struct CallQuota {
+    all: Arc<Semaphore>,
+    /// The cap for all clients, and each client's share of it (as set, for rebuilding).
+    pub cap: usize,
+    pub share: usize,
+    /// The share the application set, kept when the cap changes after it.
+    pub chosen_share: Option<usize>,
+    clients: Mutex<HashMap<String, Arc<Semaphore>>>,
+}
+
+/// A call's two slots, its client's and the server's; given back when dropped.
+pub(crate) struct Slots<'a> {
+    quota: &'a CallQuota,
+    client: String,
+    mine: Option<OwnedSemaphorePermit>,
+    all: Option<OwnedSemaphorePermit>,
+}
+
+impl CallQuota {
+    /// `cap` calls at once in all, `share` (at most `cap`) for any one client.
+    pub(crate) fn new(cap: usize, share: usize) -> Self {
+        let cap = cap.max(1);
+        CallQuota {
+            all: Arc::new(Semaphore::new(cap)),
+            cap,
+            share: share.clamp(1, cap),
+            chosen_share: None,
+            clients: Mutex::default(),
+        }
+    }
+
+    /// The default share of a cap: half of it (at least one), so two busy clients fill the
+    /// server and a third still gets in once one of their calls ends.
+    pub(crate) fn half(cap: usize) -> usize {
+        cap.div_ceil(2).max(1)
+    }
+
+    /// Waits for a slot of `client`'s share, then one of the server's (in that order: a client
+    /// waiting on its own share holds none of the others'). `None`: the server is closing.
+    pub(crate) async fn enter(&self, client: &str) -> Option<Slots<'_>> {
+        let own = {
+            let mut clients = self
+                .clients
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            Arc::clone(
+                clients
+                    .entry(client.to_string())
+                    .or_insert_with(|| Arc::new(Semaphore::new(self.share))),
+            )
+        };
+        let mut slots = Slots {
+            quota: self,
+            client: client.to_string(),
+            mine: None,
+            all: None,
+        };
+        slots.mine = Some(own.acquire_owned().await.ok()?);
+        slots.all = Some(Arc::clone(&self.all).acquire_owned().await.ok()?);
+        Some(slots)
+    }
+}
+
+impl Drop for Slots<'_> {
+    fn drop(&mut self) {
+        self.all.take();
+        self.mine.take();
+        // A client with nothing running and nobody waiting is forgotten, so the table holds
+        // only clients with calls.
+        let mut clients = self
+            .quota
+            .clients
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(own) = clients.get(&self.client)
+            && Arc::strong_count(own) == 1
+            && own.available_permits() == self.quota.share
+        {
+            clients.remove(&self.client);
+        }
+    }
+}
