@@ -867,3 +867,19 @@ async fn connection_errors_say_what_happened_without_rmcps_type_names() {
         "{error}"
     );
 }
+
+#[tokio::test]
+async fn a_fixed_bearer_and_oauth_together_are_refused_before_anything_is_sent() {
+    // Nothing listens here: the refusal must come before any connection attempt.
+    let error = McpToolset::http("http://127.0.0.1:9/mcp")
+        .bearer("static-token")
+        .oauth(agents_kt::McpOAuth::client_credentials("id", "secret"))
+        .connect()
+        .await
+        .expect_err("both ways of authorizing at once")
+        .to_string();
+    assert!(
+        error.contains("either `.bearer(..)` or `.oauth(..)`"),
+        "{error}"
+    );
+}

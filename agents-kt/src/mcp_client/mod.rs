@@ -523,7 +523,8 @@ impl McpHttp {
     }
 
     /// Authorize with OAuth when the server asks for it (`401`, or `403` for more scope): see
-    /// [`McpOAuth`]. A request the server refused is sent again once authorized.
+    /// [`McpOAuth`]. A request the server refused is sent again once authorized. Instead of
+    /// [`bearer`](Self::bearer): `connect` refuses both.
     pub fn oauth(mut self, oauth: McpOAuth) -> Self {
         self.oauth = Some(oauth);
         self
@@ -537,6 +538,13 @@ impl McpHttp {
         let server = self.url.clone();
         self.settings.resolve(&server)?;
         if let Some(oauth) = self.oauth.clone() {
+            if self.bearer.is_some() {
+                // A fixed token would be sent in place of every token OAuth obtains.
+                return Err(McpClientError {
+                    server,
+                    reason: "give either `.bearer(..)` or `.oauth(..)`, not both".to_string(),
+                });
+            }
             self.authorizer = Some(Authorizer::new(&server, oauth).await?);
         }
         let authorizer = self.authorizer.clone();
