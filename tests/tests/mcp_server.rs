@@ -670,6 +670,16 @@ impl Tool for Latch {
     }
 }
 
+/// `server` served over HTTP on a free loopback port, and its MCP endpoint's URL.
+async fn on_loopback(server: McpServer<String, String>) -> (agents_kt::McpHttpServer, String) {
+    let server = server
+        .bind_http(std::net::SocketAddr::from(([127, 0, 0, 1], 0)))
+        .await
+        .unwrap();
+    let url = format!("http://127.0.0.1:{}/mcp", server.local_addr().port());
+    (server, url)
+}
+
 async fn http_client(url: &str, name: &str) -> RunningService<RoleClient, ClientConfig> {
     ClientConfig::new(
         ClientCapabilities::default(),
@@ -693,16 +703,15 @@ async fn one_client_holding_its_share_of_calls_does_not_make_another_wait() {
         .tool(latch.clone())
         .build()
         .unwrap();
-    let server = McpServer::builder(agent)
-        .expose_tool::<Latch>()
-        .max_concurrent_calls(4)
-        .max_concurrent_calls_per_client(2)
-        .build()
-        .unwrap()
-        .bind_http(std::net::SocketAddr::from(([127, 0, 0, 1], 0)))
-        .await
-        .unwrap();
-    let url = format!("http://127.0.0.1:{}/mcp", server.local_addr().port());
+    let (server, url) = on_loopback(
+        McpServer::builder(agent)
+            .expose_tool::<Latch>()
+            .max_concurrent_calls(4)
+            .max_concurrent_calls_per_client(2)
+            .build()
+            .unwrap(),
+    )
+    .await;
     let hog = http_client(&url, "hog").await;
     let other = http_client(&url, "other").await;
     let held = tokio::spawn(async move {
@@ -749,15 +758,14 @@ async fn a_client_ending_its_session_cancels_its_calls_and_frees_their_slots() {
         .tool(forever.clone())
         .build()
         .unwrap();
-    let server = McpServer::builder(agent)
-        .expose_tool::<Forever>()
-        .max_concurrent_calls(1)
-        .build()
-        .unwrap()
-        .bind_http(std::net::SocketAddr::from(([127, 0, 0, 1], 0)))
-        .await
-        .unwrap();
-    let url = format!("http://127.0.0.1:{}/mcp", server.local_addr().port());
+    let (server, url) = on_loopback(
+        McpServer::builder(agent)
+            .expose_tool::<Forever>()
+            .max_concurrent_calls(1)
+            .build()
+            .unwrap(),
+    )
+    .await;
     let leaving = http_client(&url, "leaving").await;
     let peer = leaving.peer().clone();
     let pending =
