@@ -33,7 +33,9 @@ pub struct Budget {
     /// Size of one tool call's argument text (default 64 KiB).
     pub max_tool_args_bytes: usize,
     /// Size of one tool result's text as the model (or an MCP client) would read it (default
-    /// 1 MiB). A larger result is withheld: the model reads `ERROR: Tool '<name>' result
+    /// 1 MiB); for a content result ([`ToolContent`](crate::ToolContent): images, resources),
+    /// the size of its blocks as JSON, though the model reads only their summary — they are
+    /// kept and forwarded whole. A larger result is withheld: the model reads `ERROR: Tool '<name>' result
     /// withheld by policy: the result is <n> bytes, the limit is <m> bytes
     /// (max_tool_result_bytes)`, and `PipelineEvent::ToolResultWithheld` is published. A code
     /// skill's typed call still gets its value.

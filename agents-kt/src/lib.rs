@@ -185,9 +185,9 @@ pub use providers::{HttpSettings, RetryPolicy};
 #[doc(hidden)]
 pub use tool::{BoxedChain, DynFn, FromFn, ToolInterceptorOf};
 pub use tool::{
-    IntoAfterToolCallInterceptor, IntoAfterToolInterceptor, IntoToolCallGate,
+    ContentBlock, IntoAfterToolCallInterceptor, IntoAfterToolInterceptor, IntoToolCallGate,
     IntoToolCallInterceptor, IntoToolChain, IntoToolGate, IntoToolInterceptor, LinkedAgent, Tool,
-    ToolArguments, ToolChain, ToolContext, ToolError, ToolGate, ToolInterceptor,
+    ToolArguments, ToolChain, ToolContent, ToolContext, ToolError, ToolGate, ToolInterceptor,
 };
 
 pub use macros::{

@@ -287,11 +287,11 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         let (args, outcome) = match result {
             CallResult::Invalid { reason } => (args, ToolOutcome::invalid(tool, &reason)),
             CallResult::Completed { output, .. }
-                if output.text.len() > self.core.budget.max_tool_result_bytes =>
+                if output.size() > self.core.budget.max_tool_result_bytes =>
             {
                 let reason = format!(
                     "the result is {} bytes, the limit is {} bytes ({})",
-                    output.text.len(),
+                    output.size(),
                     self.core.budget.max_tool_result_bytes,
                     BudgetLimit::MaxToolResultBytes
                 );

@@ -130,6 +130,17 @@ impl Tool for RemoteCall {
         if result.is_error == Some(true) {
             return Err(ToolError::new(text));
         }
+        // Images, audio, resource links and embedded resources are kept, every block as the
+        // server sent it: the result is MCP's own content shape, which the model reads as a
+        // summary (`ToolContent`) and an MCP server built on this agent forwards untouched.
+        if result.content.iter().any(|block| block.as_text().is_none()) {
+            let mut content = serde_json::Map::new();
+            content.insert("content".into(), Value::Array(blocks(&result.content)?));
+            if let Some(structured) = result.structured_content {
+                content.insert("structuredContent".into(), structured);
+            }
+            return Ok(Value::Object(content));
+        }
         // Structured content is kept as it is; otherwise the text is the result — as JSON when
         // it is a JSON object or array (servers often send their JSON as text), so observers and
         // code skills can read its fields.
@@ -144,6 +155,15 @@ impl Tool for RemoteCall {
         }
         Ok(Value::String(text))
     }
+}
+
+/// A result's blocks in MCP's JSON shape, as they came.
+fn blocks(content: &[rmcp::model::ContentBlock]) -> Result<Vec<Value>, ToolError> {
+    content
+        .iter()
+        .map(serde_json::to_value)
+        .collect::<Result<_, _>>()
+        .map_err(|error| ToolError::new(format!("the MCP server's content is not JSON: {error}")))
 }
 
 impl RemoteCall {

@@ -223,6 +223,11 @@ fn error_result(text: String) -> CallToolResult {
 
 /// A tool call's answer as an MCP result: its text, and its JSON object as structured content.
 fn answer_result(answer: crate::agent::step::Answer) -> CallToolResult {
+    if let Some(output) = &answer.output
+        && let Some(result) = content_result(output)
+    {
+        return result;
+    }
     let mut result = if answer.is_error {
         CallToolResult::error(vec![ContentBlock::text(answer.text)])
     } else {
@@ -234,21 +239,46 @@ fn answer_result(answer: crate::agent::step::Answer) -> CallToolResult {
     result
 }
 
+/// A content result (a `ToolContent`, or JSON in its shape) as MCP's result, every block as
+/// the tool gave it — what a gateway owes its clients. `None` when it is not one, or holds a
+/// block MCP does not know: the caller then sends the text the model would read, which names
+/// every part.
+fn content_result(output: &Value) -> Option<CallToolResult> {
+    if !crate::tool::content::ToolContent::is_shape(output) {
+        return None;
+    }
+    match serde_json::from_value::<CallToolResult>(output.clone()) {
+        Ok(result) => Some(result),
+        Err(error) => {
+            tracing::warn!(%error, "a tool's content is not MCP content; its summary is sent");
+            None
+        }
+    }
+}
+
 /// A skill's output as an MCP result: a string as text, anything else as JSON text, an object as
 /// structured content too.
 fn output_result<OUT: Serialize>(name: &str, output: &OUT) -> CallToolResult {
-    match serde_json::to_value(output) {
-        Ok(Value::String(text)) => CallToolResult::success(vec![ContentBlock::text(text)]),
-        Ok(value) => {
+    let value = match serde_json::to_value(output) {
+        Ok(value) => value,
+        Err(error) => {
+            return error_result(format!(
+                "ERROR: the output of skill '{name}' is not JSON: {error}"
+            ));
+        }
+    };
+    if let Some(result) = content_result(&value) {
+        return result;
+    }
+    match value {
+        Value::String(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+        value => {
             let mut result = CallToolResult::success(vec![ContentBlock::text(value.to_string())]);
             if value.is_object() {
                 result.structured_content = Some(value);
             }
             result
         }
-        Err(error) => error_result(format!(
-            "ERROR: the output of skill '{name}' is not JSON: {error}"
-        )),
     }
 }
 

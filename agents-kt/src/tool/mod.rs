@@ -3,6 +3,7 @@
 
 mod call_future;
 pub(crate) mod chains;
+pub(crate) mod content;
 pub(crate) mod context;
 mod dynamic;
 pub(crate) mod inherited;
@@ -16,6 +17,7 @@ mod target;
 mod typed_interceptor;
 pub(crate) mod view;
 
+pub use content::{ContentBlock, ToolContent};
 pub use context::{LinkedAgent, ToolContext};
 #[doc(hidden)]
 pub use dynamic::DynFn;

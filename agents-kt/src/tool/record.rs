@@ -12,6 +12,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::ToolContext;
+use super::content::{self, ToolContent};
 use super::inherited::InheritedFor;
 use crate::approval::RunApprovals;
 use crate::chain::{ChainDecision, GuardOptions};
@@ -131,27 +132,49 @@ pub(crate) struct Journaled<'a> {
 #[derive(Debug)]
 pub(crate) struct JsonOutput {
     pub text: String,
+    /// Always built for a content result (its text is a summary the value cannot be read back
+    /// from).
     pub value: Option<Value>,
     /// The output was a JSON string, so `text` is that string, not JSON.
     is_string: bool,
+    /// The output is content (`text` is its summary): its size is its blocks'.
+    is_content: bool,
 }
 
 impl JsonOutput {
     /// Serialize `output` straight to text, in its own field order, and to a `Value` too only
     /// when someone reads one. The text is the same either way; a JSON string becomes its plain
-    /// text, so the model reads `sunny`, not `"sunny"`.
+    /// text, so the model reads `sunny`, not `"sunny"`. A content result ([`ToolContent`], or
+    /// JSON in its shape) becomes its summary for the model, and its value keeps the blocks.
     pub(crate) fn of<O: Serialize + 'static>(
         output: &O,
         value: bool,
     ) -> Result<Self, serde_json::Error> {
-        if let Some(text) = (output as &dyn Any).downcast_ref::<String>() {
+        let any: &dyn Any = output;
+        if let Some(text) = any.downcast_ref::<String>() {
             let value = value.then(|| Value::String(text.clone()));
             return Ok(JsonOutput {
                 text: text.clone(),
                 value,
                 is_string: true,
+                is_content: false,
             });
         }
+        if let Some(content) = any.downcast_ref::<ToolContent>() {
+            return Ok(JsonOutput::content(
+                content.model_text(),
+                serde_json::to_value(content)?,
+            ));
+        }
+        if let Some(json) = any.downcast_ref::<Value>()
+            && ToolContent::is_shape(json)
+        {
+            return Ok(JsonOutput::content(summary(json), json.clone()));
+        }
+        Self::serialized(output, value)
+    }
+
+    fn serialized<O: Serialize>(output: &O, value: bool) -> Result<Self, serde_json::Error> {
         let text = serde_json::to_string(output)?;
         let is_string = text.starts_with('"');
         let text = if is_string {
@@ -168,7 +191,17 @@ impl JsonOutput {
             text,
             value,
             is_string,
+            is_content: false,
         })
+    }
+
+    fn content(text: String, value: Value) -> Self {
+        JsonOutput {
+            text,
+            value: Some(value),
+            is_string: false,
+            is_content: true,
+        }
     }
 
     /// An output that is already JSON (a dynamic substitute).
@@ -179,12 +212,25 @@ impl JsonOutput {
                 value: Some(Value::String(text.clone())),
                 text,
                 is_string: true,
+                is_content: false,
             },
+            value if ToolContent::is_shape(&value) => JsonOutput::content(summary(&value), value),
             value => JsonOutput {
                 text: value.to_string(),
                 value: Some(value),
                 is_string: false,
+                is_content: false,
             },
+        }
+    }
+
+    /// The result's size in bytes, as `max_tool_result_bytes` counts it: its text, or — content,
+    /// whose text is a summary — its blocks as JSON, which observers, journals and MCP clients
+    /// receive whole.
+    pub(crate) fn size(&self) -> usize {
+        match &self.value {
+            Some(value) if self.is_content => value.to_string().len(),
+            _ => self.text.len(),
         }
     }
 
@@ -200,6 +246,12 @@ impl JsonOutput {
             ),
         }
     }
+}
+
+/// The model's text of JSON in the content shape (checked by the caller).
+fn summary(json: &Value) -> String {
+    let blocks = json.get("content").and_then(Value::as_array);
+    content::model_text(blocks.into_iter().flatten().filter_map(Value::as_object))
 }
 
 /// What a call's record keeps from its guard while the tool runs.
