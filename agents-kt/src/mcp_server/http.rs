@@ -21,6 +21,7 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use super::handler::{Handler, McpSkillTypes};
+use super::hang_up::{HangUp, Resumes};
 use super::origin::Origins;
 use super::principal::Principal;
 use super::serve::{ConnectionLimits, serve};
@@ -101,6 +102,8 @@ where
             admitting: tokio::sync::Mutex::new(()),
             max_body_bytes: http.max_body_bytes,
             body_timeout: http.body_timeout,
+            hang_up_grace: http.hang_up_grace,
+            resumes: Resumes::default(),
             audit: {
                 let exposed = Arc::clone(&self.inner);
                 Box::new(move |principal: &str, what: &str, reason: &str| {
@@ -161,15 +164,32 @@ impl Drop for InFlight {
     }
 }
 
-/// `body`, freeing `claim` when its last byte has been handed over (before the end of the reply
-/// reaches the client) or when it is dropped unfinished.
-fn release_at_end(body: axum::body::Body, claim: InFlight) -> axum::body::Body {
+/// A request being answered: its id held in its session, and how to cancel it should the
+/// client hang up on the answer.
+struct Answering {
+    claim: InFlight,
+    hang_up: HangUp,
+}
+
+/// `body`, freeing the request's id when its last byte has been handed over (before the end of
+/// the reply reaches the client) or when it is dropped unfinished — the client hung up, and the
+/// call is cancelled unless the client comes back for it (`hang_up.rs`).
+fn release_at_end(body: axum::body::Body, answering: Answering) -> axum::body::Body {
+    struct Unfinished(Option<Answering>);
+    impl Drop for Unfinished {
+        fn drop(&mut self) {
+            if let Some(Answering { claim, hang_up }) = self.0.take() {
+                drop(claim);
+                hang_up.cancel_later();
+            }
+        }
+    }
     let mut data = body.into_data_stream();
-    let mut claim = Some(claim);
+    let mut answering = Unfinished(Some(answering));
     axum::body::Body::from_stream(futures::stream::poll_fn(move |cx| {
         let next = data.poll_next_unpin(cx);
         if let std::task::Poll::Ready(None) = next {
-            claim.take();
+            answering.0.take();
         }
         next
     }))
@@ -221,6 +241,9 @@ struct Admission {
     max_body_bytes: usize,
     /// How long a request body may take to arrive.
     body_timeout: std::time::Duration,
+    /// How long a call whose client hung up waits for it to come back (see `hang_up.rs`).
+    hang_up_grace: std::time::Duration,
+    resumes: Resumes,
     audit: Audit,
 }
 
@@ -314,10 +337,26 @@ impl Admission {
         } else {
             None
         };
+        // A client coming back for a stream it hung up on keeps that session's calls alive.
+        if let Some(session) = &session
+            && request.method() == axum::http::Method::GET
+            && request.headers().contains_key("last-event-id")
+        {
+            self.resumes.record(session);
+        }
         // One request per id per session at a time; the id is free again when its answer ends.
         let claim = match (&session, id) {
             (Some(session), Some(id)) => match InFlight::claim(&self.in_flight, session, &id) {
-                Some(claim) => Some(claim),
+                Some(claim) => Some(Answering {
+                    claim,
+                    hang_up: HangUp {
+                        session: session.clone(),
+                        id,
+                        live: Arc::clone(&self.live),
+                        grace: self.hang_up_grace,
+                        resumes: self.resumes.clone(),
+                    },
+                }),
                 None => {
                     return json_rpc_error(
                         StatusCode::CONFLICT,
@@ -365,6 +404,7 @@ impl Admission {
         let live = self.live.sessions.read().await;
         self.lock()
             .retain(|session, _| live.contains_key(session.as_str()));
+        self.resumes.retain(|session| live.contains_key(session));
         let opening = self.opening.load(Ordering::Acquire);
         if live.len() + opening < self.max_sessions {
             return Ok(Opening::take(&self.opening));

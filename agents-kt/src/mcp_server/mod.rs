@@ -5,6 +5,7 @@
 mod call_quota;
 mod client_log;
 mod handler;
+mod hang_up;
 mod http;
 mod jsonrpc;
 mod lines;
@@ -89,6 +90,8 @@ struct HttpOptions {
     max_sessions: usize,
     /// A session with no request for this long is closed.
     session_idle_timeout: std::time::Duration,
+    /// How long a call whose client hung up on its answer waits for the client to come back.
+    hang_up_grace: std::time::Duration,
     /// Connections open at most; more wait until one ends.
     max_connections: usize,
     /// How long a connection may take to send a request's head (first byte included).
@@ -121,6 +124,7 @@ impl<IN: AgentInput, OUT: AgentOutput> McpServer<IN, OUT> {
                     max_body_bytes: 1024 * 1024,
                     max_sessions: 1024,
                     session_idle_timeout: std::time::Duration::from_secs(300),
+                    hang_up_grace: std::time::Duration::from_secs(30),
                     max_connections: 1024,
                     header_timeout: std::time::Duration::from_secs(10),
                     body_timeout: std::time::Duration::from_secs(30),
@@ -302,6 +306,25 @@ impl<IN: AgentInput, OUT: AgentOutput> McpServerBuilder<IN, OUT> {
     /// freed (default 5 minutes); a client using it afterwards gets 404 and starts a new one.
     pub fn session_idle_timeout(mut self, idle: std::time::Duration) -> Self {
         self.exposed.http.session_idle_timeout = idle;
+        self
+    }
+
+    /// Over HTTP, how long a call keeps running after its client hung up on the answer's stream
+    /// without ending its session (default 30 s): long enough for a client to come back for the
+    /// answer (a `GET` with `Last-Event-ID` resumes the stream; rmcp keeps it), short enough that
+    /// an abandoned call does not hold its slot until the session expires. Past it, the call is
+    /// cancelled as if the client had sent `notifications/cancelled`. A client that ends its
+    /// session (`DELETE`) has its calls cancelled at once.
+    ///
+    /// ```
+    /// # use agents_kt::prelude::*;
+    /// # let agent = Agent::<String, String>::builder("a").model(ScriptedModel::default()).build().unwrap();
+    /// let server = agents_kt::McpServer::builder(agent)
+    ///     .hang_up_grace(std::time::Duration::from_secs(5))
+    ///     .build();
+    /// ```
+    pub fn hang_up_grace(mut self, grace: std::time::Duration) -> Self {
+        self.exposed.http.hang_up_grace = grace;
         self
     }
 
