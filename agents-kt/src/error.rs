@@ -20,7 +20,7 @@ use crate::{BudgetLimit, InterceptionPoint, ModelError};
 /// let aborted = AgentError::Aborted("the caller went away".into());
 /// assert_eq!(explain(&aborted), "agent run aborted: the caller went away");
 /// ```
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[derive(Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum AgentError {
     /// A skill or turn interceptor (or gate) denied (a tool-call denial is not an error: the
@@ -174,7 +174,7 @@ impl AgentError {
 /// let error = Agent::<String, String>::builder("a").build().err();
 /// assert!(matches!(&error, Some(BuildError::NoModel { skill, .. }) if skill == "default"));
 /// ```
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[derive(Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum BuildError {
     /// Two tools share a name.
@@ -319,3 +319,5 @@ impl BuildError {
         }
     }
 }
+
+crate::error_debug::readable_debug!(AgentError, BuildError);

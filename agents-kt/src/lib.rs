@@ -82,6 +82,7 @@ pub mod chain;
 mod error;
 #[cfg(any(feature = "http", feature = "a2a-client"))]
 mod error_chain;
+mod error_debug;
 pub mod events;
 pub(crate) mod journal;
 mod ledger;
@@ -195,17 +196,21 @@ pub use macros::{
     gate_turn, skill, tool,
 };
 
-/// The README's code compiles and runs as a doctest.
-#[cfg(doctest)]
+/// The README's code compiles and runs as a doctest — with the features its blocks use, as
+/// `cargo test --workspace` (the README's test command) builds this crate.
+#[cfg(all(doctest, feature = "sqlite", feature = "a2a", feature = "otel"))]
 #[doc = include_str!("../../README.md")]
 struct ReadmeDoctests;
 
 /// The names most agents need, for `use agents_kt::prelude::*`.
 pub mod prelude {
+    #[cfg(feature = "sqlite")]
+    pub use crate::SqliteStore;
     pub use crate::{
-        Agent, AgentError, AgentEvent, Budget, Decision, Extensions, InterceptContext, Message,
-        ModelClient, PipelineEvent, Reply, ScriptedModel, Skill, SkillContext, SkillError, Tool,
-        ToolContext, ToolError, ToolGate, ToolInterceptor, Verdict,
+        Agent, AgentError, AgentEvent, Budget, BuildError, ConversationStore, Decision, Extensions,
+        InMemoryStore, InterceptContext, Message, ModelClient, PipelineEvent, Reply, ScriptedModel,
+        Skill, SkillContext, SkillError, Tool, ToolContext, ToolError, ToolGate, ToolInterceptor,
+        Verdict,
     };
     // Through `macros`, not the crate root: there `agent`, `gate`, `skill` and `tool` also name
     // private modules, which a root import would drag along (rustdoc lists them as the prelude's).

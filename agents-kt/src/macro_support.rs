@@ -14,16 +14,16 @@ use crate::ToolError;
 /// impl), so a type that is not one breaks none of them: [`CheckToolParam`] reports it, once.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool parameter",
-    label = "the model sends tool arguments as JSON: derive `Deserialize`, `Serialize`, `JsonSchema`, `Clone` and `Debug` for this type",
-    note = "add `#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema, Clone, Debug)]` to `{Self}`, with `serde = {{ version = \"1\", features = [\"derive\"] }}` and `schemars = \"1\"` in Cargo.toml; the type must also be `Send + Sync + 'static`"
+    label = "the model sends tool arguments as JSON: derive `Deserialize`, `Serialize`, `JsonSchema` and `Clone` for this type",
+    note = "add `#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema, Clone)]` to `{Self}`, with `serde = {{ version = \"1\", features = [\"derive\"] }}` and `schemars = \"1\"` in Cargo.toml; the type must also be `Send + Sync + 'static`"
 )]
 pub trait ToolParam:
-    DeserializeOwned + Serialize + JsonSchema + Clone + std::fmt::Debug + Send + Sync + 'static
+    DeserializeOwned + Serialize + JsonSchema + Clone + Send + Sync + 'static
 {
 }
 #[diagnostic::do_not_recommend]
 impl<T> ToolParam for T where
-    T: DeserializeOwned + Serialize + JsonSchema + Clone + std::fmt::Debug + Send + Sync + 'static
+    T: DeserializeOwned + Serialize + JsonSchema + Clone + Send + Sync + 'static
 {
 }
 
@@ -32,8 +32,8 @@ impl<T> ToolParam for T where
 /// derives is one error in these words, not one per derive.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool parameter",
-    label = "the model sends tool arguments as JSON: derive `Deserialize`, `Serialize`, `JsonSchema`, `Clone` and `Debug` for this type",
-    note = "add `#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema, Clone, Debug)]` to `{Self}`, with `serde = {{ version = \"1\", features = [\"derive\"] }}` and `schemars = \"1\"` in Cargo.toml; the type must also be `Send + Sync + 'static`"
+    label = "the model sends tool arguments as JSON: derive `Deserialize`, `Serialize`, `JsonSchema` and `Clone` for this type",
+    note = "add `#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema, Clone)]` to `{Self}`, with `serde = {{ version = \"1\", features = [\"derive\"] }}` and `schemars = \"1\"` in Cargo.toml; the type must also be `Send + Sync + 'static`"
 )]
 pub trait CheckToolParam {
     /// Named by the check.
@@ -408,8 +408,8 @@ pub fn args_schema(
     schema
 }
 
-/// `Debug` of a `#[tool]`'s arguments, written like the derive's output: one shared function
-/// instead of a builder chain per tool.
+/// `Debug` of a `#[tool]`'s arguments, written like the derive's output with each field as its
+/// JSON ([`AsJson`]): one shared function instead of a builder chain per tool.
 pub fn debug_struct(
     f: &mut std::fmt::Formatter<'_>,
     name: &str,
@@ -420,4 +420,17 @@ pub fn debug_struct(
         debug.field(field, value);
     }
     debug.finish()
+}
+
+/// A tool argument's field, debug-printed as its JSON: a parameter type needs no `Debug` of its
+/// own (it already serializes — the model's arguments are JSON).
+pub struct AsJson<'a, T>(pub &'a T);
+
+impl<T: Serialize> std::fmt::Debug for AsJson<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match serde_json::to_string(self.0) {
+            Ok(json) => f.write_str(&json),
+            Err(error) => write!(f, "<not JSON: {error}>"),
+        }
+    }
 }

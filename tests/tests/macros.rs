@@ -395,3 +395,36 @@ async fn a_sync_fallible_interceptor_keeps_its_result_and_its_err_denies() {
         "ERROR: Tool 'get_weather' denied by policy: unknown city ?x"
     );
 }
+
+/// A parameter type with the four derives the README names — no `Debug`.
+#[derive(Clone, Deserialize, Serialize, schemars::JsonSchema)]
+pub struct Place {
+    pub city: String,
+    pub zip: Option<u32>,
+}
+
+/// Plans a visit.
+#[tool]
+fn plan_visit(place: Place, days: u8) -> String {
+    format!("{} days in {}", days, place.city)
+}
+
+#[test]
+fn a_tool_parameter_needs_no_debug_and_the_arguments_debug_print_each_field_as_json() {
+    let args = PlanVisitArgs {
+        place: Place {
+            city: "Oslo".into(),
+            zip: None,
+        },
+        days: 3,
+    };
+    assert_eq!(
+        format!("{args:?}"),
+        r#"PlanVisitArgs { place: {"city":"Oslo","zip":null}, days: 3 }"#
+    );
+    let _registered = Agent::<String, String>::builder("visits")
+        .model(ScriptedModel::default())
+        .tool(PlanVisit)
+        .build()
+        .unwrap();
+}

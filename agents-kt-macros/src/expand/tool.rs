@@ -265,7 +265,7 @@ fn args_struct(def: &ToolDef, args: &Ident, fields: &[TokenStream]) -> TokenStre
         impl ::core::fmt::Debug for #args where #(#bounds,)* {
             fn fmt(&self, __f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 #krate::__private::debug_struct(__f, #label, &[
-                    #((#field_labels, &self.#names as &dyn ::core::fmt::Debug),)*
+                    #((#field_labels, &#krate::__private::AsJson(&self.#names) as &dyn ::core::fmt::Debug),)*
                 ])
             }
         }

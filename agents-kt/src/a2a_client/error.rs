@@ -6,7 +6,7 @@
 /// let error = agents_kt::A2aClientError::transport("http://127.0.0.1:9", "connection refused");
 /// assert_eq!(error.to_string(), "the A2A agent at http://127.0.0.1:9 could not be reached: connection refused");
 /// ```
-#[derive(Debug, Clone, thiserror::Error)]
+#[derive(Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum A2aClientError {
     /// The agent card could not be fetched or read.
@@ -98,3 +98,5 @@ impl A2aClientError {
         }
     }
 }
+
+crate::error_debug::readable_debug!(A2aClientError);

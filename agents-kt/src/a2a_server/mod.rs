@@ -112,7 +112,7 @@ pub struct A2aHttpServer {
 /// let e = agents_kt::A2aServeError::new("address in use");
 /// assert!(e.to_string().contains("address in use"));
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, PartialEq, Eq, thiserror::Error)]
 #[error("A2A server failed: {0}")]
 #[non_exhaustive]
 pub struct A2aServeError(pub String);
@@ -399,3 +399,5 @@ impl<IN, OUT> std::fmt::Debug for A2aServerBuilder<IN, OUT> {
             .finish_non_exhaustive()
     }
 }
+
+crate::error_debug::readable_debug!(A2aServeError);

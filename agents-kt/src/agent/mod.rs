@@ -24,6 +24,7 @@ mod skill_context;
 pub(crate) mod step;
 mod sub_agent;
 pub(crate) mod trace;
+mod tokio_required;
 mod transcript;
 mod unlinked;
 
@@ -428,6 +429,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
 
     /// A session's run for `caller`, on its own task.
     fn start_session(&self, input: IN, ids: RunIds, caller: Caller) -> AgentSession<OUT> {
+        tokio_required::require_tokio("Agent::session");
         let (ids, receiver, execution) = self.session_parts(input, ids, caller);
         // In the caller's span: a session started inside a trace (an A2A task's) joins it.
         let task = tokio::spawn(tracing::Instrument::in_current_span(execution));
@@ -649,6 +651,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         run: Arc<Run<OUT>>,
         skill: Option<String>,
     ) -> Result<OUT, AgentError> {
+        tokio_required::require_tokio("Agent::run");
         let core = &self.inner.core;
         let span = trace::invoke_agent(
             &core.name,
@@ -808,3 +811,4 @@ fn input_text(input: &impl Serialize) -> String {
         Err(error) => format!("<input not serializable: {error}>"),
     }
 }
+

@@ -138,7 +138,7 @@ pub enum InboxChange {
 }
 
 /// Why [`ApprovalInbox::answer`] refused an answer.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum InboxError {
     /// No question with this fingerprint waits: never asked here, withdrawn, or asked about other
@@ -179,7 +179,7 @@ impl InboxError {
 }
 
 /// An answer about other arguments than the ones asked about: refused, the question still open.
-#[derive(Debug, thiserror::Error)]
+#[derive(thiserror::Error)]
 #[error("the answer is for arguments with fingerprint {given}, the question is about {asked}")]
 #[non_exhaustive]
 pub struct StaleApproval {
@@ -433,3 +433,5 @@ impl fmt::Debug for PendingApproval {
             .finish_non_exhaustive()
     }
 }
+
+crate::error_debug::readable_debug!(InboxError, StaleApproval);

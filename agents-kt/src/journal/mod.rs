@@ -70,7 +70,7 @@ pub trait Journal: Send + Sync + 'static {
 }
 
 /// Why a journaled step has no result.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, PartialEq, Eq, thiserror::Error)]
 pub enum JournalError {
     /// The journal holds another step where this run expects `expected`: the code (or its
     /// configuration) changed since the run was recorded, and mixing the two would be wrong.
@@ -212,3 +212,5 @@ pub(crate) fn read_entry(expected: &str, entry: Value) -> Result<Value, JournalE
             reason: "no value".to_string(),
         })
 }
+
+crate::error_debug::readable_debug!(JournalError);

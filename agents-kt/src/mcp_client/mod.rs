@@ -149,7 +149,7 @@ pub(crate) const DEFAULT_CALL_TIMEOUT: std::time::Duration = std::time::Duration
 pub(crate) const HANDSHAKE_FLOOR: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Why connecting to an MCP server failed.
-#[derive(Debug, thiserror::Error)]
+#[derive(thiserror::Error)]
 #[error("MCP server `{server}`: {reason}")]
 #[non_exhaustive]
 pub struct McpClientError {
@@ -674,3 +674,5 @@ async fn connected(
         prefix: None,
     })
 }
+
+crate::error_debug::readable_debug!(McpClientError);

@@ -427,7 +427,7 @@ impl<IN, OUT> Exposed<IN, OUT> {
 /// let e = agents_kt::McpServeError::new("connection closed");
 /// assert!(e.to_string().contains("connection closed"));
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, PartialEq, Eq, thiserror::Error)]
 #[error("MCP server failed: {0}")]
 #[non_exhaustive]
 pub struct McpServeError(pub String);
@@ -442,3 +442,5 @@ impl McpServeError {
         McpServeError(reason.into())
     }
 }
+
+crate::error_debug::readable_debug!(McpServeError);

@@ -129,7 +129,7 @@ impl Conversation {
 /// let e = agents_kt::StoreError::conflict("c", 2, 5);
 /// assert!(e.to_string().contains("another writer"));
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum StoreError {
     /// Another writer appended to the conversation since this run read it.
@@ -215,3 +215,5 @@ impl From<StoreError> for AgentError {
         AgentError::Memory(error)
     }
 }
+
+crate::error_debug::readable_debug!(StoreError);

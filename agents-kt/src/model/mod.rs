@@ -114,7 +114,7 @@ impl ModelInfo {
 /// let e = agents_kt::ModelError::http(503, "overloaded");
 /// assert!(matches!(e, agents_kt::ModelError::Http { status: 503, .. }));
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ModelError {
     /// A [`ScriptedModel`] received more requests than it has replies.
@@ -164,3 +164,5 @@ impl ModelError {
         }
     }
 }
+
+crate::error_debug::readable_debug!(ModelError);

@@ -17,7 +17,7 @@ use tracing_subscriber::registry::LookupSpan;
 /// let error = agents_kt::telemetry::TelemetryError::new("no exporter");
 /// assert!(error.to_string().contains("no exporter"));
 /// ```
-#[derive(Debug, thiserror::Error)]
+#[derive(thiserror::Error)]
 #[error("telemetry: {0}")]
 #[non_exhaustive]
 pub struct TelemetryError(pub String);
@@ -224,3 +224,5 @@ fn tracer(provider: &SdkTracerProvider) -> SdkTracer {
             .build(),
     )
 }
+
+crate::error_debug::readable_debug!(TelemetryError);

@@ -121,7 +121,7 @@ pub trait Tool: Send + Sync + 'static {
 /// let e = agents_kt::ToolError::new("city not found");
 /// assert_eq!(e.to_string(), "city not found");
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct ToolError {
     message: String,
@@ -152,3 +152,5 @@ impl From<&str> for ToolError {
         ToolError::new(message)
     }
 }
+
+crate::error_debug::readable_debug!(ToolError);
