@@ -89,6 +89,10 @@ pub(crate) fn tool(def: &ToolDef, errors: &mut Errors) -> bool {
                 errors.at(&param.ty, "a tool receives `&ToolContext`, not `SkillContext` or `&InterceptContext`: skills call tools, tools do not run skills");
                 sound = false;
             }
+            ParamKind::Value if matches!(param.ty, syn::Type::Reference(_)) => {
+                errors.at(&param.ty, borrowed_parameter(&param.ty));
+                sound = false;
+            }
             ParamKind::Value if param.ident.is_none() => {
                 errors.at(&param.pat, "name this parameter with a plain identifier: it becomes the argument's JSON field name");
                 sound = false;
@@ -103,6 +107,26 @@ pub(crate) fn tool(def: &ToolDef, errors: &mut Errors) -> bool {
         ));
     }
     sound
+}
+
+/// Why a tool parameter cannot be borrowed, and the owned type to write instead.
+fn borrowed_parameter(ty: &syn::Type) -> String {
+    let syn::Type::Reference(reference) = ty else {
+        return String::new();
+    };
+    let inner = &reference.elem;
+    let owned = match &**inner {
+        syn::Type::Path(path) if path.path.is_ident("str") => "String".to_string(),
+        syn::Type::Path(path) if path.path.is_ident("Path") => "PathBuf".to_string(),
+        syn::Type::Slice(slice) => {
+            let element = &slice.elem;
+            format!("Vec<{}>", quote::quote!(#element))
+        }
+        other => quote::quote!(#other).to_string(),
+    };
+    format!(
+        "a tool parameter is owned: the model's JSON arguments are read into it, so nothing outlives the call to borrow from — use `{owned}`"
+    )
 }
 
 /// The names `#[tool]` generates (`GetWeather`, `GetWeatherArgs`) are not the names of the

@@ -11,7 +11,7 @@ use crate::ToolError;
 
 /// A type a `#[tool]` function can take as a parameter. The generated impls over a tool's
 /// arguments are bounded on it (`for<'__p> T: ToolParam`, which rustc accepts on a non-generic
-/// impl), so a type that is not one breaks none of them: [`CheckToolParam`] reports it, once.
+/// impl), so a type that is not one breaks none of them: [`ToolParameter`] reports it, once.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool parameter",
     label = "the model sends tool arguments as JSON: derive `Deserialize`, `Serialize`, `JsonSchema` and `Clone` for this type",
@@ -27,20 +27,29 @@ impl<T> ToolParam for T where
 {
 }
 
-/// The one check of a tool parameter's type, made at the user's token as
-/// `<T as CheckToolParam>::CHECKED`: a trait with no supertraits, so a type missing several
-/// derives is one error in these words, not one per derive.
+/// Implemented by every type a `#[tool]` function can take as a parameter: `Deserialize`,
+/// `Serialize`, `JsonSchema`, `Clone`, `Send`, `Sync`, `'static`. The macro checks each
+/// parameter with it at your token (`<T as ToolParameter>::CHECKED`): a trait with no
+/// supertraits, so a type missing several derives is one error in these words, not one per
+/// derive. Public so the compiler's help line names it where you can read it.
+///
+/// ```
+/// #[derive(Clone, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+/// struct Place { city: String }
+/// fn takes<T: agents_kt::tool::ToolParameter>() {}
+/// takes::<Place>();
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool parameter",
     label = "the model sends tool arguments as JSON: derive `Deserialize`, `Serialize`, `JsonSchema` and `Clone` for this type",
     note = "add `#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema, Clone)]` to `{Self}`, with `serde = {{ version = \"1\", features = [\"derive\"] }}` and `schemars = \"1\"` in Cargo.toml; the type must also be `Send + Sync + 'static`"
 )]
-pub trait CheckToolParam {
+pub trait ToolParameter {
     /// Named by the check.
     const CHECKED: () = ();
 }
 #[diagnostic::do_not_recommend]
-impl<T: ToolParam> CheckToolParam for T {}
+impl<T: ToolParam> ToolParameter for T {}
 
 /// A type a `#[tool]` function can return; bounded on like [`ToolParam`].
 #[diagnostic::on_unimplemented(
@@ -52,18 +61,24 @@ pub trait ToolOutputType: Serialize + DeserializeOwned + Send + Sync + 'static {
 #[diagnostic::do_not_recommend]
 impl<T: Serialize + DeserializeOwned + Send + Sync + 'static> ToolOutputType for T {}
 
-/// The one check of a tool's output type, like [`CheckToolParam`].
+/// Implemented by every type a `#[tool]` function can return (`Serialize`, `Deserialize`,
+/// `Send`, `Sync`, `'static`), checked like [`ToolParameter`].
+///
+/// ```
+/// fn returns<T: agents_kt::tool::ToolOutput>() {}
+/// returns::<Vec<String>>();
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool's output",
     label = "a tool's result goes to the model as JSON, and a substitute may arrive as JSON: derive `Serialize` and `Deserialize` for this type",
     note = "add `#[derive(serde::Serialize, serde::Deserialize)]` to `{Self}`, with `serde = {{ version = \"1\", features = [\"derive\"] }}` in Cargo.toml; the type must also be `Send + Sync + 'static`"
 )]
-pub trait CheckToolOutput {
+pub trait ToolOutput {
     /// Named by the check.
     const CHECKED: () = ();
 }
 #[diagnostic::do_not_recommend]
-impl<T: ToolOutputType> CheckToolOutput for T {}
+impl<T: ToolOutputType> ToolOutput for T {}
 
 /// A fallible tool function's result, its error turned into a [`ToolError`] by its text.
 pub fn tool_result<O, E: Display>(result: Result<O, E>) -> Result<O, ToolError> {

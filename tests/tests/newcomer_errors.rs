@@ -64,3 +64,79 @@ fn a_run_outside_a_tokio_runtime_says_agents_kt_needs_one_and_how_to_get_one() {
     );
     assert!(message.contains("#[tokio::main]"), "{message}");
 }
+
+/// A writer into a shared buffer, for reading what `tracing` logged.
+#[derive(Clone, Default)]
+struct Logged(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Logged {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Reads the forecast.
+#[tool]
+fn forecast(city: String) -> String {
+    format!("sunny in {city}")
+}
+
+/// Has a bug.
+#[before_tool_call(forecast)]
+fn buggy_check(args: &ForecastArgs) -> Decision<ForecastArgs, String> {
+    match args.city.as_str() {
+        "" => Decision::Proceed,
+        _ => panic!("index out of bounds in buggy_check"),
+    }
+}
+
+#[test]
+fn a_panicking_interceptor_denies_with_its_text_and_the_log_names_it() {
+    agents_kt_tests::quiet_scripted_panics();
+    let logged = Logged::default();
+    let writer = logged.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .finish();
+    let model = ScriptedModel::new([
+        Reply::tool_call("forecast", serde_json::json!({"city": "Oslo"})),
+        Reply::text("done"),
+    ]);
+    let decided = agents_kt_tests::Log::new();
+    let seen = decided.clone();
+    let agent = Agent::<String, String>::builder("buggy")
+        .model(model.clone())
+        .tool(Forecast)
+        .before_tool_call(buggy_check)
+        .on_tool_denied(move |_, _, reason| seen.push(reason.to_string()))
+        .build()
+        .unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    tracing::subscriber::with_default(subscriber, || {
+        tracing::callsite::rebuild_interest_cache();
+        runtime.block_on(agent.run("weather?".into())).unwrap();
+    });
+    assert_eq!(
+        agents_kt_tests::last_message(&model, 1),
+        "ERROR: Tool 'forecast' denied by policy: index out of bounds in buggy_check"
+    );
+    assert_eq!(decided.entries(), ["index out of bounds in buggy_check"]);
+    let log = String::from_utf8(logged.0.lock().unwrap().clone()).unwrap();
+    let line = log
+        .lines()
+        .find(|line| line.contains("an interceptor panicked"))
+        .unwrap_or_else(|| panic!("the panic is logged: {log}"));
+    assert!(line.contains("interceptor=buggy_check"), "{line}");
+    assert!(
+        line.contains("index out of bounds in buggy_check"),
+        "{line}"
+    );
+}

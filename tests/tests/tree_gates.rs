@@ -205,7 +205,7 @@ async fn a_parents_gate_denies_the_tool_call_of_a_childs_code_skill() {
     parent.run("plan".into()).await.unwrap();
     assert!(weather.ran.is_empty());
     let answer = last_message(&parent_model, 1);
-    assert_eq!(answer.matches("ToolDenied").count(), 2, "{answer}");
+    assert_eq!(answer.matches("denied by policy").count(), 2, "{answer}");
     assert!(answer.contains("no weather for Oslo"), "{answer}");
 }
 

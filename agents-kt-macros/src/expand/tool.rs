@@ -121,14 +121,14 @@ pub(crate) fn generate(def: &ToolDef) -> TokenStream {
         let optional = is_option(ty).then(|| quote!(#[serde(default)]));
         fields.push(quote! { #doc #optional pub #name: #ty });
         checks.push(quote_spanned! {ty.span()=>
-            let () = <#ty as #krate::__private::CheckToolParam>::CHECKED;
+            let () = <#ty as #krate::__private::ToolParameter>::CHECKED;
         });
         call_args.push(quote!(#name));
         field_names.push(name);
     }
     let output = &sig.returned.ty;
     checks.push(quote_spanned! {output.span()=>
-        let () = <#output as #krate::__private::CheckToolOutput>::CHECKED;
+        let () = <#output as #krate::__private::ToolOutput>::CHECKED;
     });
     let result = call(def, &call_args);
     let (name, description) = (&def.name, &def.description);

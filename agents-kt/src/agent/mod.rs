@@ -23,8 +23,8 @@ mod skill;
 mod skill_context;
 pub(crate) mod step;
 mod sub_agent;
-pub(crate) mod trace;
 mod tokio_required;
+pub(crate) mod trace;
 mod transcript;
 mod unlinked;
 
@@ -811,4 +811,3 @@ fn input_text(input: &impl Serialize) -> String {
         Err(error) => format!("<input not serializable: {error}>"),
     }
 }
-

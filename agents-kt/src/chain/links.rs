@@ -63,7 +63,11 @@ pub trait Links<'a, T, R>: Copy + Send + 'a {
         ctx: &InterceptContext<'_>,
     ) -> Option<Waiting<'a, T, R>> {
         for index in 0..self.len() {
-            let asked = caught(|| self.ask(index, &chain.value, ctx));
+            let asked = caught(
+                || self.ask(index, &chain.value, ctx),
+                self.name(index),
+                base + index,
+            );
             if let Some(waiting) = chain.step(base + index, self.name(index), asked) {
                 return Some(waiting);
             }
@@ -259,7 +263,11 @@ where
             return Some(waiting);
         }
         let index = base + (&self.0).len();
-        let asked: Asked<'a, T, R> = caught(|| self.1.interceptor.intercept(&chain.value, ctx));
+        let asked: Asked<'a, T, R> = caught(
+            || self.1.interceptor.intercept(&chain.value, ctx),
+            self.1.name(),
+            index,
+        );
         chain.step(index, self.1.name(), asked)
     }
 }

@@ -95,7 +95,11 @@ where
         let decision = settle(pending, links.name(index), index, options.timeout, ctx).await;
         chain.note(index, links.name(index), decision);
         for index in index + 1..links.len() {
-            let decision = match caught(|| links.ask(index, &chain.value, ctx)) {
+            let decision = match caught(
+                || links.ask(index, &chain.value, ctx),
+                links.name(index),
+                index,
+            ) {
                 Asked::Now(decision) => decision,
                 Asked::Later(pending) => {
                     settle(pending, links.name(index), index, options.timeout, ctx).await
@@ -114,14 +118,31 @@ pub enum Asked<'a, T, R> {
     Later(BoxFuture<'a, Decision<T, R>>),
 }
 
-/// Ask an interceptor, a panic caught.
+/// Ask interceptor number `index`, called `name`, a panic caught.
 #[inline(always)]
-fn caught<'a, T, R>(ask: impl FnOnce() -> Intercepted<'a, T, R>) -> Asked<'a, T, R> {
+fn caught<'a, T, R>(
+    ask: impl FnOnce() -> Intercepted<'a, T, R>,
+    name: Option<&str>,
+    index: usize,
+) -> Asked<'a, T, R> {
     match catch_unwind(AssertUnwindSafe(ask)) {
         Ok(Intercepted::Ready(decision)) => Asked::Now(decision),
         Ok(Intercepted::Pending(future)) => Asked::Later(future),
-        Err(payload) => Asked::Now(Decision::Deny(panic_message(payload.as_ref()))),
+        Err(payload) => Asked::Now(panicked(payload.as_ref(), name, index)),
     }
+}
+
+/// A panicking interceptor's decision: `Deny` with the panic's text (the seed's rule), logged
+/// with the interceptor's name — its decision, in events and traces, carries the name too.
+#[cold]
+fn panicked<T, R>(payload: &(dyn Any + Send), name: Option<&str>, index: usize) -> Decision<T, R> {
+    let message = panic_message(payload);
+    tracing::error!(
+        interceptor = %label(name, index),
+        panic = %message,
+        "an interceptor panicked; its decision is Deny"
+    );
+    Decision::Deny(message)
 }
 
 /// Await an interceptor's decision: a panic while awaiting is a `Deny`, and so is no decision
@@ -150,7 +171,7 @@ async fn settle<T, R>(
             }
         },
     };
-    decided.unwrap_or_else(|payload| Decision::Deny(panic_message(payload.as_ref())))
+    decided.unwrap_or_else(|payload| panicked(payload.as_ref(), name, index))
 }
 
 /// A chain's outcome: ready at once when every interceptor answered synchronously (no future
