@@ -142,7 +142,8 @@ pub use a2a_server::{A2aHttpServer, A2aServeError, A2aServer, A2aServerBuilder};
 pub use agent::AgentArgs;
 pub use agent::{
     Agent, AgentBuilder, AgentInput, AgentOutput, AgentRef, AgentSession, AgentTool, EventStream,
-    HandoffTarget, IntoSkill, Manifest, Skill, SkillContext, SkillError, SubAgentTool, ToolSet,
+    HandoffTarget, IntoSkill, Manifest, Skill, SkillContext, SkillError, SubAgentInput,
+    SubAgentTool, ToolSet,
 };
 pub use approval::{
     Approval, ApprovalAnswer, ApprovalDesk, ApprovalInbox, ApprovalRequest, Approver, InboxChange,
@@ -223,6 +224,7 @@ pub mod prelude {
 /// Items generated code names; not part of the public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::agent::agent_tool_of;
     pub use crate::chain::gate::{FnGate, GateInChain};
     pub use crate::macro_support::*;
     pub use crate::tool::ToolTarget;

@@ -583,3 +583,65 @@ async fn a_journaled_parent_records_the_childs_steps_inside_its_own_and_a_replay
     assert_eq!(child_model.request_count(), 2);
     assert_eq!(parent_model.request_count(), 2);
 }
+
+agents_kt::agent_tool! {
+    /// Summarizes a text.
+    pub struct Summarize("summarize"): String => String;
+}
+
+/// Texts are cut to ten characters before the summarizer reads them; secrets are not sent.
+#[agents_kt::before_tool_call(Summarize)]
+fn at_most_ten(
+    args: &agents_kt::SubAgentInput<Summarize>,
+) -> Decision<agents_kt::SubAgentInput<Summarize>, String> {
+    match args.input.as_str() {
+        "secret" => Decision::Substitute("not summarized".to_string()),
+        text if text.len() > 10 => {
+            Decision::ProceedWith(agents_kt::SubAgentInput::new(text[..10].to_string()))
+        }
+        _ => Decision::Proceed,
+    }
+}
+
+#[tokio::test]
+async fn a_string_input_sub_agent_declared_with_agent_tool_takes_typed_interceptors() {
+    let child_model = ScriptedModel::new([Reply::text("short")]);
+    let child = Agent::<String, String>::builder("summarizer")
+        .model(child_model.clone())
+        .build()
+        .unwrap();
+    let parent_model = ScriptedModel::new([
+        Reply::tool_calls([
+            ("summarize", json!({"input": "a very long text indeed"})),
+            ("summarize", json!({"input": "secret"})),
+        ]),
+        Reply::text("done"),
+    ]);
+    let parent = Agent::<String, String>::builder("editor")
+        .model(parent_model.clone())
+        .tool(Summarize::new(child))
+        .before_tool_call(at_most_ten)
+        .build()
+        .unwrap();
+    assert_eq!(parent.run("edit".into()).await.unwrap(), "done");
+    // The child read the rewritten input; the secret never reached it.
+    assert_eq!(child_model.requests().len(), 1);
+    let asked = child_model.requests()[0]
+        .messages
+        .iter()
+        .rev()
+        .find(|m| m.role == agents_kt::Role::User)
+        .map(|m| m.content.clone());
+    assert_eq!(asked.as_deref(), Some("a very lon"));
+    // The model was offered `{"input": string}` and told both results.
+    let offered = &parent_model.requests()[0].tools[0];
+    assert_eq!(offered.parameters["required"], json!(["input"]));
+    assert_eq!(offered.parameters["properties"]["input"]["type"], "string");
+    let told: Vec<String> = parent_model.requests()[1]
+        .messages
+        .iter()
+        .filter(|m| m.role == agents_kt::Role::Tool)
+        .map(|m| m.content.clone())
+        .collect();
+    assert_eq!(told, ["short", "not summarized"]);
+}

@@ -23,6 +23,7 @@ mod skill;
 mod skill_context;
 pub(crate) mod step;
 mod sub_agent;
+mod sub_agent_input;
 mod tokio_required;
 pub(crate) mod trace;
 mod transcript;
@@ -42,9 +43,10 @@ pub use session::{AgentSession, EventStream};
 pub(crate) use skill::SkillKind;
 pub use skill::{IntoSkill, Skill, SkillError, ToolSet};
 pub use skill_context::SkillContext;
-#[doc(hidden)]
-pub use sub_agent::AgentArgs;
 pub use sub_agent::AgentTool;
+#[doc(hidden)]
+pub use sub_agent::{AgentArgs, agent_tool_of};
+pub use sub_agent_input::SubAgentInput;
 
 use std::collections::HashMap;
 use std::fmt;

@@ -290,6 +290,18 @@ impl<IN: AgentInput, OUT: AgentOutput + Serialize> LinkedAgent<IN, OUT> for Agen
     }
 }
 
+/// The tool `agent_tool!` declares over `agent`: named `name`, described by its doc comment
+/// (`doc`, one line per `///`, each trimmed). Generated code only.
+#[doc(hidden)]
+pub fn agent_tool_of<IN: AgentInput, OUT: AgentOutput>(
+    agent: Agent<IN, OUT>,
+    name: &str,
+    doc: &str,
+) -> AgentTool<IN, OUT> {
+    let description = doc.lines().map(str::trim).collect::<Vec<_>>().join("\n");
+    agent.as_tool(name, description.trim())
+}
+
 /// An agent's input as a tool's arguments: as it is when its JSON is an object, else wrapped as
 /// `{"input": …}` (a model's tool arguments are always an object).
 #[derive(Clone, Debug)]
@@ -407,6 +419,43 @@ impl<IN: JsonSchema> JsonSchema for AgentArgs<IN> {
 /// ```
 #[macro_export]
 macro_rules! agent_tool {
+    // An input whose JSON is not an object travels as `{"input": …}`: its arguments are a
+    // `SubAgentInput`, linked to the tool here (`String` itself cannot be, by the orphan rule).
+    (
+        $(#[doc = $doc:expr])*
+        $vis:vis struct $name:ident($registered:literal): String => $output:ty;
+    ) => {
+        $crate::agent_tool! {
+            $(#[doc = $doc])*
+            $vis struct $name($registered): input(::std::string::String) => $output;
+        }
+    };
+    (
+        $(#[doc = $doc:expr])*
+        $vis:vis struct $name:ident($registered:literal): input($input:ty) => $output:ty;
+    ) => {
+        $(#[doc = $doc])*
+        $vis struct $name($crate::AgentTool<$input, $output>);
+
+        impl $name {
+            /// The tool over `agent`.
+            $vis fn new(agent: $crate::Agent<$input, $output>) -> Self {
+                $name($crate::__private::agent_tool_of(
+                    agent,
+                    $registered,
+                    ::core::concat!("" $(, $doc, "\n")*),
+                ))
+            }
+        }
+
+        $crate::__forwarding_tool!(
+            @wrapped $name,
+            $registered,
+            $crate::SubAgentInput<$name, $input>,
+            $output,
+            runs_agent: true
+        );
+    };
     (
         $(#[doc = $doc:expr])*
         $vis:vis struct $name:ident($registered:literal): $args:ty => $output:ty;
@@ -417,13 +466,11 @@ macro_rules! agent_tool {
         impl $name {
             /// The tool over `agent`.
             $vis fn new(agent: $crate::Agent<$args, $output>) -> Self {
-                let description: &str = ::core::concat!("" $(, $doc, "\n")*);
-                let description = description
-                    .lines()
-                    .map(str::trim)
-                    .collect::<::std::vec::Vec<_>>()
-                    .join("\n");
-                $name(agent.as_tool($registered, description.trim()))
+                $name($crate::__private::agent_tool_of(
+                    agent,
+                    $registered,
+                    ::core::concat!("" $(, $doc, "\n")*),
+                ))
             }
         }
 
@@ -441,6 +488,10 @@ macro_rules! __typed_tool_links {
             type Tool = $name;
         }
 
+        $crate::__typed_tool_links!(@wrapped $name, $args, $output);
+    };
+    // Arguments that are linked to their tool already (`SubAgentInput`).
+    (@wrapped $name:ident, $args:ty, $output:ty) => {
         impl $crate::__private::ArgumentsOf<$name> for $args {
             fn cast(args: &$args) -> &Self {
                 args

@@ -32,7 +32,7 @@ pub trait ToolTarget<A, O>: Send + Sync {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __forwarding_tool {
-    ($name:ident, $registered:literal, $args:ty, $output:ty, runs_agent: $runs_agent:literal) => {
+    ($(@$wrapped:ident)? $name:ident, $registered:literal, $args:ty, $output:ty, runs_agent: $runs_agent:literal) => {
         impl $crate::Tool for $name {
             const NAME: &'static str = $registered;
             const RUNS_AGENT: bool = $runs_agent;
@@ -66,6 +66,6 @@ macro_rules! __forwarding_tool {
             }
         }
 
-        $crate::__typed_tool_links!($name, $args, $output);
+        $crate::__typed_tool_links!($(@$wrapped)? $name, $args, $output);
     };
 }
