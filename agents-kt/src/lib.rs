@@ -197,6 +197,10 @@ pub use macros::{
     gate_turn, skill, tool,
 };
 
+/// The `schemars` this crate is built with: an agent's output and a tool's parameters implement
+/// its `JsonSchema` (`#[derive(schemars::JsonSchema)]` with `schemars = "1"` in your manifest).
+pub use schemars;
+
 /// The README's code compiles and runs as a doctest — with the features its blocks use, as
 /// `cargo test --workspace` (the README's test command) builds this crate.
 #[cfg(all(doctest, feature = "sqlite", feature = "a2a", feature = "otel"))]
