@@ -411,3 +411,43 @@ impl std::io::Write for Captured {
         Ok(())
     }
 }
+
+/// A tool that waits forever, telling when it started and when its future was dropped.
+#[derive(Clone, Default)]
+pub struct Forever {
+    /// Told when a call starts.
+    pub started: std::sync::Arc<tokio::sync::Notify>,
+    /// Told when a call's future is dropped (cancelled).
+    pub dropped: std::sync::Arc<tokio::sync::Notify>,
+}
+
+#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema, Clone, Debug)]
+pub struct ForeverArgs {}
+
+/// Tells `dropped` when the tool's future goes away.
+struct Dropped(std::sync::Arc<tokio::sync::Notify>);
+
+impl Drop for Dropped {
+    fn drop(&mut self) {
+        self.0.notify_one();
+    }
+}
+
+impl agents_kt::Tool for Forever {
+    const NAME: &'static str = "forever";
+    type Args = ForeverArgs;
+    type Output = String;
+    fn description(&self) -> std::borrow::Cow<'static, str> {
+        "Never answers.".into()
+    }
+    async fn call(
+        &self,
+        _: ForeverArgs,
+        _: &agents_kt::ToolContext,
+    ) -> Result<String, agents_kt::ToolError> {
+        let _dropped = Dropped(self.dropped.clone());
+        self.started.notify_one();
+        std::future::pending::<()>().await;
+        Ok("unreachable".into())
+    }
+}

@@ -4,57 +4,23 @@
 //! answer within it (`GET` with `Last-Event-ID`) keeps the call. Driven with raw HTTP (reqwest),
 //! as a client that crashed or lost its network would leave things.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use agents_kt::McpServer;
 use agents_kt::prelude::*;
+use agents_kt_tests::Forever;
 use futures::StreamExt;
 use serde_json::{Value, json};
-use tokio::sync::Notify;
-
-/// Runs until dropped, and says when it started and when it was dropped.
-#[derive(Clone, Default)]
-struct Waits {
-    started: Arc<Notify>,
-    dropped: Arc<Notify>,
-}
-
-#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema, Clone, Debug)]
-struct WaitsArgs {}
-
-struct OnDrop(Arc<Notify>);
-
-impl Drop for OnDrop {
-    fn drop(&mut self) {
-        self.0.notify_one();
-    }
-}
-
-impl Tool for Waits {
-    const NAME: &'static str = "waits";
-    type Args = WaitsArgs;
-    type Output = String;
-    fn description(&self) -> std::borrow::Cow<'static, str> {
-        "Waits for ever.".into()
-    }
-    async fn call(&self, _: WaitsArgs, _: &ToolContext) -> Result<String, ToolError> {
-        let _dropped = OnDrop(self.dropped.clone());
-        self.started.notify_one();
-        std::future::pending::<()>().await;
-        Ok("unreachable".into())
-    }
-}
 
 /// A server with one slot for calls and the given grace period, and its URL.
-async fn serve(waits: &Waits, grace: Duration) -> (agents_kt::McpHttpServer, String) {
+async fn serve(forever: &Forever, grace: Duration) -> (agents_kt::McpHttpServer, String) {
     let agent: Agent<String, String> = Agent::builder("patient")
         .model(ScriptedModel::default())
-        .tool(waits.clone())
+        .tool(forever.clone())
         .build()
         .unwrap();
     let server = McpServer::builder(agent)
-        .expose_tool::<Waits>()
+        .expose_tool::<Forever>()
         .max_concurrent_calls(1)
         .hang_up_grace(grace)
         .build()
@@ -107,11 +73,11 @@ async fn open_session(url: &str) -> String {
     session
 }
 
-/// Starts `waits` in `session`, reads the stream's first event and hangs up; the event's id.
-async fn call_and_hang_up(url: &str, session: &str, waits: &Waits) -> Option<String> {
+/// Starts `forever` in `session`, reads the stream's first event and hangs up; the event's id.
+async fn call_and_hang_up(url: &str, session: &str, forever: &Forever) -> Option<String> {
     let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-                      "params": {"name": "waits", "arguments": {}}});
-    let started = waits.started.notified();
+                      "params": {"name": "forever", "arguments": {}}});
+    let started = forever.started.notified();
     let answer = post(url, Some(session), call).send().await.unwrap();
     assert_eq!(answer.status(), 200);
     started.await;
@@ -130,11 +96,11 @@ async fn call_and_hang_up(url: &str, session: &str, waits: &Waits) -> Option<Str
         .map(|id| id.trim().to_string())
 }
 
-/// Whether the server answers a second call of `waits` (it has one slot).
-async fn slot_free(url: &str, session: &str, waits: &Waits) -> bool {
-    let started = waits.started.notified();
+/// Whether the server answers a second call of `forever` (it has one slot).
+async fn slot_free(url: &str, session: &str, forever: &Forever) -> bool {
+    let started = forever.started.notified();
     let call = json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
-                      "params": {"name": "waits", "arguments": {}}});
+                      "params": {"name": "forever", "arguments": {}}});
     let request = post(url, Some(session), call).send();
     let _answer = tokio::spawn(request);
     tokio::time::timeout(Duration::from_secs(10), started)
@@ -144,16 +110,16 @@ async fn slot_free(url: &str, session: &str, waits: &Waits) -> bool {
 
 #[tokio::test]
 async fn a_call_whose_client_hung_up_is_cancelled_after_the_grace_period_and_frees_its_slot() {
-    let waits = Waits::default();
-    let (server, url) = serve(&waits, Duration::from_millis(300)).await;
+    let forever = Forever::default();
+    let (server, url) = serve(&forever, Duration::from_millis(300)).await;
     let session = open_session(&url).await;
-    let dropped = waits.dropped.notified();
-    call_and_hang_up(&url, &session, &waits).await;
+    let dropped = forever.dropped.notified();
+    call_and_hang_up(&url, &session, &forever).await;
     tokio::time::timeout(Duration::from_secs(20), dropped)
         .await
         .expect("the abandoned call is cancelled");
     assert!(
-        slot_free(&url, &session, &waits).await,
+        slot_free(&url, &session, &forever).await,
         "the only slot is free again, and the session still serves"
     );
     server.shutdown().await.unwrap();
@@ -161,11 +127,11 @@ async fn a_call_whose_client_hung_up_is_cancelled_after_the_grace_period_and_fre
 
 #[tokio::test]
 async fn a_client_that_comes_back_for_the_answer_within_the_grace_period_keeps_its_call() {
-    let waits = Waits::default();
-    let (server, url) = serve(&waits, Duration::from_secs(1)).await;
+    let forever = Forever::default();
+    let (server, url) = serve(&forever, Duration::from_secs(1)).await;
     let session = open_session(&url).await;
-    let dropped = waits.dropped.notified();
-    let event = call_and_hang_up(&url, &session, &waits)
+    let dropped = forever.dropped.notified();
+    let event = call_and_hang_up(&url, &session, &forever)
         .await
         .expect("the answer's stream names its events (resumable)");
     // Back for the rest of the answer.

@@ -3,7 +3,7 @@
 
 use agents_kt::prelude::*;
 use agents_kt::{McpServer, PipelineEvent};
-use agents_kt_tests::{GetWeather, GetWeatherArgs, Seen, WriteFile, WriteFileArgs, drain};
+use agents_kt_tests::{Forever, GetWeather, GetWeatherArgs, Seen, WriteFile, WriteFileArgs, drain};
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
 use rmcp::service::{RoleClient, RunningService};
@@ -412,40 +412,6 @@ async fn a_call_past_the_per_tool_timeout_is_an_error_result_and_the_server_keep
         call(&client, "sleep", json!({"millis": 1})).await,
         ("slept".to_string(), false)
     );
-}
-
-/// A tool that waits forever, telling when it started and when its future was dropped.
-#[derive(Clone, Default)]
-struct Forever {
-    started: std::sync::Arc<tokio::sync::Notify>,
-    dropped: std::sync::Arc<tokio::sync::Notify>,
-}
-
-#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema, Clone, Debug)]
-struct ForeverArgs {}
-
-/// Tells `dropped` when the tool's future goes away.
-struct Dropped(std::sync::Arc<tokio::sync::Notify>);
-
-impl Drop for Dropped {
-    fn drop(&mut self) {
-        self.0.notify_one();
-    }
-}
-
-impl Tool for Forever {
-    const NAME: &'static str = "forever";
-    type Args = ForeverArgs;
-    type Output = String;
-    fn description(&self) -> std::borrow::Cow<'static, str> {
-        "Never answers.".into()
-    }
-    async fn call(&self, _: ForeverArgs, _: &ToolContext) -> Result<String, ToolError> {
-        let _dropped = Dropped(self.dropped.clone());
-        self.started.notify_one();
-        std::future::pending::<()>().await;
-        Ok("unreachable".into())
-    }
 }
 
 #[tokio::test]
