@@ -140,3 +140,54 @@ fn a_panicking_interceptor_denies_with_its_text_and_the_log_names_it() {
         "{line}"
     );
 }
+
+/// A gate with a bug whose panic text holds a secret.
+#[gate(forecast)]
+fn leaky_gate(args: &ForecastArgs) -> Verdict {
+    match args.city.as_str() {
+        "" => Verdict::Allow,
+        _ => panic!("db password hunter2 rejected"),
+    }
+}
+
+#[tokio::test]
+async fn hidden_panics_give_the_model_a_fixed_reason_and_keep_the_text_in_the_decision() {
+    agents_kt_tests::quiet_scripted_panics();
+    for (interceptor, expected) in [(true, "an interceptor failed"), (false, "a gate failed")] {
+        let model = ScriptedModel::new([
+            Reply::tool_call("forecast", serde_json::json!({"city": "Oslo"})),
+            Reply::text("done"),
+        ]);
+        let decisions = agents_kt_tests::Log::new();
+        let seen = decisions.clone();
+        let builder = Agent::<String, String>::builder("discreet")
+            .model(model.clone())
+            .tool(Forecast)
+            .hide_interceptor_panics(true)
+            .on_interceptor_decision(move |d| {
+                seen.push((d.name.clone(), d.reason.clone().unwrap_or_default()))
+            });
+        let agent = match interceptor {
+            true => builder.before_tool_call(buggy_check),
+            false => builder.gate_tool_call(leaky_gate),
+        }
+        .build()
+        .unwrap();
+        agent.run("weather?".into()).await.unwrap();
+        let told = agents_kt_tests::last_message(&model, 1);
+        assert_eq!(
+            told,
+            format!("ERROR: Tool 'forecast' denied by policy: {expected}")
+        );
+        assert!(
+            !told.contains("hunter2") && !told.contains("index out"),
+            "{told}"
+        );
+        let (name, reason) = decisions.entries().remove(0);
+        let (want_name, want_text) = match interceptor {
+            true => ("buggy_check", "index out of bounds in buggy_check"),
+            false => ("leaky_gate", "db password hunter2 rejected"),
+        };
+        assert_eq!((name.as_str(), reason.as_str()), (want_name, want_text));
+    }
+}

@@ -138,6 +138,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             capture_content: self
                 .capture_content
                 .unwrap_or_else(super::trace::capture_content_from_env),
+            hide_interceptor_panics: self.hide_interceptor_panics,
             #[cfg(feature = "otel")]
             metrics,
             system_prompt: self.system_prompt,

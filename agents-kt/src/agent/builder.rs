@@ -84,6 +84,7 @@ pub struct AgentBuilder<IN, OUT> {
     pub(super) handoffs: Vec<Arc<str>>,
     pub(super) model_chooses: bool,
     pub(super) capture_content: Option<bool>,
+    pub(super) hide_interceptor_panics: bool,
     #[cfg(feature = "otel")]
     pub(super) meter: Option<opentelemetry::metrics::Meter>,
 }
@@ -125,6 +126,7 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
             handoffs: Vec::new(),
             model_chooses: false,
             capture_content: None,
+            hide_interceptor_panics: false,
             #[cfg(feature = "otel")]
             meter: None,
             tool_concurrency: 1,
@@ -486,6 +488,25 @@ impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
     /// ```
     pub fn capture_content(mut self, capture: bool) -> Self {
         self.capture_content = Some(capture);
+        self
+    }
+
+    /// Keep a panicking interceptor's or gate's text from the model (and from an MCP client): its
+    /// `Deny` reads "an interceptor failed" / "a gate failed" instead, while its decision — the
+    /// `InterceptorDecision` event, the trace, the `tracing` log naming it — keeps the text. For
+    /// deployments where a panic's text may hold a secret. Off by default: the seed's rule, the
+    /// panic's text is the reason.
+    ///
+    /// ```
+    /// use agents_kt::{Agent, ScriptedModel};
+    /// let agent = Agent::<String, String>::builder("discreet")
+    ///     .model(ScriptedModel::new([]))
+    ///     .hide_interceptor_panics(true)
+    ///     .build();
+    /// assert!(agent.is_ok());
+    /// ```
+    pub fn hide_interceptor_panics(mut self, hide: bool) -> Self {
+        self.hide_interceptor_panics = hide;
         self
     }
 

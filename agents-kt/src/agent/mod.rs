@@ -105,6 +105,8 @@ pub(crate) struct Core<OUT> {
     model_info: Option<crate::ModelInfo>,
     /// Whether spans carry messages, arguments and results.
     capture_content: bool,
+    /// Whether a panicking interceptor's text is kept from the model (see the builder).
+    hide_interceptor_panics: bool,
     #[cfg(feature = "otel")]
     metrics: crate::telemetry::GenAiMetrics,
     system_prompt: Option<String>,

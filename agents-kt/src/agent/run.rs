@@ -372,6 +372,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
 
     pub(crate) fn guard_options(&self) -> crate::chain::GuardOptions {
         super::trace::guard_options(self.core.budget.interceptor_timeout)
+            .hide_panics(self.core.hide_interceptor_panics)
     }
 
     /// Keep a turn substitute taken inside a code skill; it is the run's output.

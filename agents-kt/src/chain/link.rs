@@ -145,6 +145,9 @@ pub struct ChainOptions {
     pub timeout: Option<Duration>,
     /// Called for every link that proceeds (`None`: nobody is told).
     pub on_allow: Option<AllowReport>,
+    /// A panicking link's `Deny` reads a fixed text ("an interceptor failed", "a gate failed")
+    /// instead of the panic's: its decision (events, traces, logs) keeps the panic's text.
+    pub hide_panics: bool,
 }
 
 impl ChainOptions {
@@ -182,6 +185,16 @@ impl ChainOptions {
         self.on_allow = Some(report);
         self
     }
+
+    /// A panicking link denies with a fixed text, its panic's kept for its decision only.
+    ///
+    /// ```
+    /// assert!(agents_kt::chain::ChainOptions::default().hide_panics(true).hide_panics);
+    /// ```
+    pub fn hide_panics(mut self, hide: bool) -> Self {
+        self.hide_panics = hide;
+        self
+    }
 }
 
 impl Default for ChainOptions {
@@ -190,6 +203,7 @@ impl Default for ChainOptions {
             stage: DecisionStage::Interceptor,
             timeout: None,
             on_allow: None,
+            hide_panics: false,
         }
     }
 }
@@ -212,6 +226,8 @@ pub struct GuardOptions {
     pub timeout: Duration,
     /// Called for every gate that allows.
     pub gate_allowed: Option<AllowReport>,
+    /// See [`ChainOptions::hide_panics`].
+    pub hide_panics: bool,
 }
 
 impl GuardOptions {
@@ -220,12 +236,25 @@ impl GuardOptions {
         GuardOptions {
             timeout,
             gate_allowed: None,
+            hide_panics: false,
         }
     }
 
     /// Tell `report` of every gate that allows.
     pub fn on_gate_allow(mut self, report: AllowReport) -> Self {
         self.gate_allowed = Some(report);
+        self
+    }
+
+    /// See [`ChainOptions::hide_panics`].
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let o = agents_kt::chain::GuardOptions::new(Duration::from_secs(1)).hide_panics(true);
+    /// assert!(o.hide_panics);
+    /// ```
+    pub fn hide_panics(mut self, hide: bool) -> Self {
+        self.hide_panics = hide;
         self
     }
 }

@@ -85,7 +85,7 @@ where
     T: Send + 'a,
     R: Send + 'a,
 {
-    let mut chain = Running::new(value, options.stage, options.on_allow);
+    let mut chain = Running::new(value, &options);
     let Some(Waiting { index, pending }) = links.ask_ready(0, &mut chain, ctx) else {
         return ChainRun::now(chain.finish(links));
     };
@@ -100,7 +100,8 @@ where
                 links.name(index),
                 index,
             ) {
-                Asked::Now(decision) => decision,
+                Asked::Now(decision) => Ok(decision),
+                Asked::Panicked(message) => Err(message),
                 Asked::Later(pending) => {
                     settle(pending, links.name(index), index, options.timeout, ctx).await
                 }
@@ -115,6 +116,8 @@ where
 #[doc(hidden)]
 pub enum Asked<'a, T, R> {
     Now(Decision<T, R>),
+    /// It panicked, with this text (logged with its name already).
+    Panicked(String),
     Later(BoxFuture<'a, Decision<T, R>>),
 }
 
@@ -128,25 +131,25 @@ fn caught<'a, T, R>(
     match catch_unwind(AssertUnwindSafe(ask)) {
         Ok(Intercepted::Ready(decision)) => Asked::Now(decision),
         Ok(Intercepted::Pending(future)) => Asked::Later(future),
-        Err(payload) => Asked::Now(panicked(payload.as_ref(), name, index)),
+        Err(payload) => Asked::Panicked(panicked(payload.as_ref(), name, index)),
     }
 }
 
-/// A panicking interceptor's decision: `Deny` with the panic's text (the seed's rule), logged
-/// with the interceptor's name — its decision, in events and traces, carries the name too.
+/// A panicking interceptor's text (its `Deny` reason, the seed's rule), logged with the
+/// interceptor's name — its decision, in events and traces, carries the name too.
 #[cold]
-fn panicked<T, R>(payload: &(dyn Any + Send), name: Option<&str>, index: usize) -> Decision<T, R> {
+fn panicked(payload: &(dyn Any + Send), name: Option<&str>, index: usize) -> String {
     let message = panic_message(payload);
     tracing::error!(
         interceptor = %label(name, index),
         panic = %message,
         "an interceptor panicked; its decision is Deny"
     );
-    Decision::Deny(message)
+    message
 }
 
-/// Await an interceptor's decision: a panic while awaiting is a `Deny`, and so is no decision
-/// within `timeout` — time spent waiting for a human's approval aside (the limit starts again
+/// Await an interceptor's decision: a panic while awaiting is a `Deny` (`Err`: its text), and so
+/// is no decision within `timeout` — time spent waiting for a human's approval aside (the limit starts again
 /// once the approval is answered).
 async fn settle<T, R>(
     pending: BoxFuture<'_, Decision<T, R>>,
@@ -154,7 +157,7 @@ async fn settle<T, R>(
     index: usize,
     timeout: Option<Duration>,
     ctx: &InterceptContext<'_>,
-) -> Decision<T, R> {
+) -> Result<Decision<T, R>, String> {
     let mut decided = std::pin::pin!(AssertUnwindSafe(pending).catch_unwind());
     let decided = match timeout {
         None => decided.await,
@@ -171,7 +174,7 @@ async fn settle<T, R>(
             }
         },
     };
-    decided.unwrap_or_else(|payload| panicked(payload.as_ref(), name, index))
+    decided.map_err(|payload| panicked(payload.as_ref(), name, index))
 }
 
 /// A chain's outcome: ready at once when every interceptor answered synchronously (no future
@@ -275,11 +278,13 @@ where
     let GuardOptions {
         timeout,
         gate_allowed,
+        hide_panics,
     } = options.into();
     let options = ChainOptions {
         stage: DecisionStage::Interceptor,
         timeout: Some(timeout),
         on_allow: None,
+        hide_panics,
     };
     let gate_options = ChainOptions {
         stage: DecisionStage::Gate,
@@ -357,16 +362,18 @@ pub struct Running<T, R> {
     decisions: Vec<ChainDecision>,
     stage: DecisionStage,
     on_allow: Option<AllowReport>,
+    hide_panics: bool,
 }
 
 impl<T, R> Running<T, R> {
-    fn new(value: T, stage: DecisionStage, on_allow: Option<AllowReport>) -> Self {
+    fn new(value: T, options: &ChainOptions) -> Self {
         Running {
             value,
             effect: Effect::Proceed,
             decisions: Vec::new(),
-            stage,
-            on_allow,
+            stage: options.stage,
+            on_allow: options.on_allow,
+            hide_panics: options.hide_panics,
         }
     }
 
@@ -388,16 +395,45 @@ impl<T, R> Running<T, R> {
                 self.record(index, name, decision);
                 None
             }
+            Asked::Panicked(message) => {
+                self.record_panic(index, name, message);
+                None
+            }
             Asked::Later(pending) => Some(Waiting { index, pending }),
         }
     }
 
-    /// Apply rules 1–3 to the decision of interceptor `index`.
+    /// Apply rules 1–3 to the decision of interceptor `index` (`Err`: the panic it raised).
     #[inline(always)]
-    fn note(&mut self, index: usize, name: Option<&str>, decision: Decision<T, R>) {
+    fn note(&mut self, index: usize, name: Option<&str>, decision: Result<Decision<T, R>, String>) {
         match decision {
-            Decision::Proceed => self.allowed(index, name),
-            decision => self.record(index, name, decision),
+            Ok(Decision::Proceed) => self.allowed(index, name),
+            Ok(decision) => self.record(index, name, decision),
+            Err(message) => self.record_panic(index, name, message),
+        }
+    }
+
+    /// A panicking link denies (rule 4) with its panic's text — or, with `hide_panics`, a fixed
+    /// one, the panic's kept in its decision for events and traces.
+    #[cold]
+    #[inline(never)]
+    fn record_panic(&mut self, index: usize, name: Option<&str>, message: String) {
+        let first = matches!(self.effect, Effect::Proceed);
+        let effective = note_decision(
+            &mut self.decisions,
+            first,
+            self.stage,
+            (index, name),
+            DecisionKind::Deny,
+            Some(&message),
+        );
+        if effective {
+            let shown = match (self.hide_panics, self.stage) {
+                (false, _) => message,
+                (true, DecisionStage::Interceptor) => "an interceptor failed".to_string(),
+                (true, DecisionStage::Gate) => "a gate failed".to_string(),
+            };
+            self.effect = Effect::Deny(shown);
         }
     }
 
