@@ -243,8 +243,23 @@ pub(crate) fn interceptor(
             format!("{what} {}, not `bool`: {instead}", point.expected_return()),
         );
         sound = false;
+    } else if point.stage == Stage::Gate && names_decision(&returned.ty) {
+        errors.at(
+            &returned.written,
+            format!(
+                "a gate returns {}, not a `Decision`: a gate only allows or denies — return `Verdict::Allow` or `Verdict::deny(reason)`, and rewrite or substitute in an interceptor instead",
+                point.expected_return()
+            ),
+        );
+        sound = false;
     }
     sound
+}
+
+/// Whether `ty` is written as a `Decision<..>` (by its last path segment).
+fn names_decision(ty: &Type) -> bool {
+    matches!(ty, Type::Path(path) if path.qself.is_none()
+        && path.path.segments.last().is_some_and(|last| last.ident == "Decision"))
 }
 
 fn is_bool(ty: &Type) -> bool {
