@@ -149,8 +149,8 @@ fn panicked(payload: &(dyn Any + Send), name: Option<&str>, index: usize) -> Str
 }
 
 /// Await an interceptor's decision: a panic while awaiting is a `Deny` (`Err`: its text), and so
-/// is no decision within `timeout` — time spent waiting for a human's approval aside (the limit starts again
-/// once the approval is answered).
+/// is no decision within `timeout` — time spent waiting for a human's approval aside (the limit
+/// starts again once the approval is answered).
 async fn settle<T, R>(
     pending: BoxFuture<'_, Decision<T, R>>,
     name: Option<&str>,

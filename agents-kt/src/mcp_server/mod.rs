@@ -314,7 +314,9 @@ impl<IN: AgentInput, OUT: AgentOutput> McpServerBuilder<IN, OUT> {
     /// answer (a `GET` with `Last-Event-ID` resumes the stream; rmcp keeps it), short enough that
     /// an abandoned call does not hold its slot until the session expires. Past it, the call is
     /// cancelled as if the client had sent `notifications/cancelled`. A client that ends its
-    /// session (`DELETE`) has its calls cancelled at once.
+    /// session (`DELETE`) has its calls cancelled at once. Coming back marks the session, not one
+    /// call: a client that resumes and then hangs up again keeps its calls until the session
+    /// expires.
     ///
     /// ```
     /// # use agents_kt::prelude::*;
