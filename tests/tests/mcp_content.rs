@@ -345,17 +345,25 @@ async fn screenshot(url: String) -> Result<ToolContent, ToolError> {
     ]))
 }
 
-#[tokio::test]
-async fn a_rust_tool_returning_content_is_summarized_for_the_model_and_served_as_blocks() {
-    let model = ScriptedModel::new([
+/// A model that takes one screenshot, then answers "done".
+fn screenshot_once() -> ScriptedModel {
+    ScriptedModel::new([
         Reply::tool_calls([("screenshot", json!({"url": "https://example.test"}))]),
         Reply::text("done"),
-    ]);
-    let agent = Agent::<String, String>::builder("browser")
-        .model(model.clone())
+    ])
+}
+
+/// An agent with the screenshot tool, on `model`.
+fn browser(model: ScriptedModel) -> agents_kt::AgentBuilder<String, String> {
+    Agent::<String, String>::builder("browser")
+        .model(model)
         .tool(Screenshot)
-        .build()
-        .unwrap();
+}
+
+#[tokio::test]
+async fn a_rust_tool_returning_content_is_summarized_for_the_model_and_served_as_blocks() {
+    let model = screenshot_once();
+    let agent = browser(model.clone()).build().unwrap();
     assert_eq!(agent.run("look".into()).await.unwrap(), "done");
     assert_eq!(
         told(&model),
@@ -365,11 +373,7 @@ async fn a_rust_tool_returning_content_is_summarized_for_the_model_and_served_as
         ]
     );
 
-    let served = Agent::<String, String>::builder("browser")
-        .model(ScriptedModel::default())
-        .tool(Screenshot)
-        .build()
-        .unwrap();
+    let served = browser(ScriptedModel::default()).build().unwrap();
     let server = agents_kt::McpServer::builder(served)
         .expose_tool::<Screenshot>()
         .build()
@@ -391,13 +395,8 @@ async fn a_rust_tool_returning_content_is_summarized_for_the_model_and_served_as
 
 #[tokio::test]
 async fn a_content_result_counts_against_the_result_budget_by_its_blocks_not_its_summary() {
-    let model = ScriptedModel::new([
-        Reply::tool_calls([("screenshot", json!({"url": "https://example.test"}))]),
-        Reply::text("done"),
-    ]);
-    let agent = Agent::<String, String>::builder("browser")
-        .model(model.clone())
-        .tool(Screenshot)
+    let model = screenshot_once();
+    let agent = browser(model.clone())
         // The summary (124 bytes) fits; the blocks (221 bytes as JSON) do not.
         .budget(Budget::default().max_tool_result_bytes(160))
         .build()

@@ -12,8 +12,8 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use schemars::JsonSchema;
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tracing::Instrument;
@@ -247,7 +247,8 @@ fn content_result(output: &Value) -> Option<CallToolResult> {
     if !crate::tool::content::ToolContent::is_shape(output) {
         return None;
     }
-    match serde_json::from_value::<CallToolResult>(output.clone()) {
+    // Read from the value in place: a content result carries its images, no copy of it first.
+    match CallToolResult::deserialize(output) {
         Ok(result) => Some(result),
         Err(error) => {
             tracing::warn!(%error, "a tool's content is not MCP content; its summary is sent");

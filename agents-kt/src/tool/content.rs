@@ -220,38 +220,39 @@ impl ContentBlock {
     /// The block's `type`: `text`, `image`, `audio`, `resource_link`, `resource`, or whatever a
     /// newer server sends.
     pub fn kind(&self) -> &str {
-        self.str("type").unwrap_or("")
+        self.0.get("type").and_then(Value::as_str).unwrap_or("")
     }
 
     /// A text block's text.
     pub fn as_text(&self) -> Option<&str> {
-        (self.kind() == "text").then(|| self.str("text")).flatten()
+        (self.kind() == "text")
+            .then(|| self.0.get("text")?.as_str())
+            .flatten()
     }
 
     /// The MIME type of an image, audio, a resource link or an embedded resource.
     pub fn mime_type(&self) -> Option<&str> {
-        self.str("mimeType")
-            .or_else(|| self.resource()?.get("mimeType")?.as_str())
+        field(&self.0, "mimeType")
     }
 
     /// The URI of a resource link or an embedded resource.
     pub fn uri(&self) -> Option<&str> {
-        self.str("uri")
-            .or_else(|| self.resource()?.get("uri")?.as_str())
+        field(&self.0, "uri")
     }
 
     /// The block as its JSON object.
     pub fn as_json(&self) -> &Map<String, Value> {
         &self.0
     }
+}
 
-    fn str(&self, key: &str) -> Option<&str> {
-        self.0.get(key)?.as_str()
-    }
-
-    fn resource(&self) -> Option<&Map<String, Value>> {
-        self.0.get("resource")?.as_object()
-    }
+/// A block's string `key`, or its embedded resource's (which keeps its URI, MIME type and
+/// contents one level down).
+fn field<'a>(block: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
+    block
+        .get(key)
+        .or_else(|| block.get("resource")?.get(key))
+        .and_then(Value::as_str)
 }
 
 /// What the model reads of a content result's blocks (see [`ToolContent::model_text`]); read
@@ -269,27 +270,27 @@ pub(crate) fn model_text<'a>(blocks: impl Iterator<Item = &'a Map<String, Value>
 
 /// Appends what the model reads of one block.
 fn describe(block: &Map<String, Value>, out: &mut String) {
-    let str = |key: &str| block.get(key).and_then(Value::as_str);
-    let resource = block.get("resource").and_then(Value::as_object);
-    let of_resource = |key: &str| resource.and_then(|r| r.get(key)?.as_str());
-    let kind = str("type").unwrap_or("content");
+    let kind = block
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("content");
     if kind == "text" {
-        out.push_str(str("text").unwrap_or(""));
+        out.push_str(field(block, "text").unwrap_or(""));
         return;
     }
     let mut parts: Vec<String> = Vec::new();
-    if let Some(uri) = str("uri").or_else(|| of_resource("uri")) {
+    if let Some(uri) = field(block, "uri") {
         parts.push(uri.to_string());
     }
-    if let Some(name) = str("name") {
+    if let Some(name) = block.get("name").and_then(Value::as_str) {
         parts.push(format!("name {name:?}"));
     }
-    if let Some(mime) = str("mimeType").or_else(|| of_resource("mimeType")) {
+    if let Some(mime) = field(block, "mimeType") {
         parts.push(mime.to_string());
     }
     if let Some(size) = block.get("size").and_then(Value::as_u64) {
         parts.push(format!("{size} bytes"));
-    } else if let Some(data) = str("data").or_else(|| of_resource("blob")) {
+    } else if let Some(data) = field(block, "data").or_else(|| field(block, "blob")) {
         parts.push(format!("{} bytes", decoded_len(data)));
     }
     let kind = if kind == "resource_link" {
@@ -303,7 +304,7 @@ fn describe(block: &Map<String, Value>, out: &mut String) {
         let _ = write!(out, "[{kind}: {}]", parts.join(", "));
     }
     // An embedded text resource is text the server meant to be read.
-    if let Some(text) = of_resource("text") {
+    if let Some(text) = field(block, "text") {
         out.push('\n');
         out.push_str(text);
     }

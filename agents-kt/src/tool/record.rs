@@ -137,8 +137,8 @@ pub(crate) struct JsonOutput {
     pub value: Option<Value>,
     /// The output was a JSON string, so `text` is that string, not JSON.
     is_string: bool,
-    /// The output is content (`text` is its summary): its size is its blocks'.
-    is_content: bool,
+    /// For content (`text` is its summary): the size of its blocks as JSON, counted once.
+    content_bytes: Option<usize>,
 }
 
 impl JsonOutput {
@@ -157,7 +157,7 @@ impl JsonOutput {
                 text: text.clone(),
                 value,
                 is_string: true,
-                is_content: false,
+                content_bytes: None,
             });
         }
         if let Some(content) = any.downcast_ref::<ToolContent>() {
@@ -191,16 +191,16 @@ impl JsonOutput {
             text,
             value,
             is_string,
-            is_content: false,
+            content_bytes: None,
         })
     }
 
     fn content(text: String, value: Value) -> Self {
         JsonOutput {
             text,
+            content_bytes: Some(json_len(&value)),
             value: Some(value),
             is_string: false,
-            is_content: true,
         }
     }
 
@@ -212,14 +212,14 @@ impl JsonOutput {
                 value: Some(Value::String(text.clone())),
                 text,
                 is_string: true,
-                is_content: false,
+                content_bytes: None,
             },
             value if ToolContent::is_shape(&value) => JsonOutput::content(summary(&value), value),
             value => JsonOutput {
                 text: value.to_string(),
                 value: Some(value),
                 is_string: false,
-                is_content: false,
+                content_bytes: None,
             },
         }
     }
@@ -228,10 +228,7 @@ impl JsonOutput {
     /// whose text is a summary — its blocks as JSON, which observers, journals and MCP clients
     /// receive whole.
     pub(crate) fn size(&self) -> usize {
-        match &self.value {
-            Some(value) if self.is_content => value.to_string().len(),
-            _ => self.text.len(),
-        }
+        self.content_bytes.unwrap_or(self.text.len())
     }
 
     /// The output as JSON: the value when it was built, otherwise rebuilt from the text (a
@@ -246,6 +243,24 @@ impl JsonOutput {
             ),
         }
     }
+}
+
+/// How many bytes `value` is as JSON text, counted as it is written, never kept.
+fn json_len(value: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing a `Value` to a sink that never fails cannot fail.
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
 }
 
 /// The model's text of JSON in the content shape (checked by the caller).
