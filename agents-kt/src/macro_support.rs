@@ -9,20 +9,31 @@ use serde::de::DeserializeOwned;
 
 use crate::ToolError;
 
-/// A type a `#[tool]` function can take as a parameter. The generated impls over a tool's
-/// arguments are bounded on it (`for<'__p> T: ToolParam`, which rustc accepts on a non-generic
-/// impl), so a type that is not one breaks none of them: [`ToolParameter`] reports it, once.
+/// A type a `#[tool]` function can take as a parameter, with everything that implies
+/// (`Deserialize`, `Serialize`, `JsonSchema`, `Clone`, `Send`, `Sync`, `'static`). The impls
+/// `#[tool]` generates over a tool's arguments are bounded on it (`for<'__p> T:
+/// ToolParameterType`, which rustc accepts on a non-generic impl), so a type that is not one
+/// breaks none of them: [`ToolParameter`] reports it at your parameter. Registering such a tool
+/// (`.tool(..)`) says the same again there, since the tool then is not a `Tool`. Public so that
+/// second message names a path you can read.
+///
+/// ```
+/// #[derive(Clone, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+/// struct Place { city: String }
+/// fn takes<T: agents_kt::tool::ToolParameterType>() {}
+/// takes::<Place>();
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool parameter",
     label = "the model sends tool arguments as JSON: derive `Deserialize`, `Serialize`, `JsonSchema` and `Clone` for this type",
     note = "add `#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema, Clone)]` to `{Self}`, with `serde = {{ version = \"1\", features = [\"derive\"] }}` and `schemars = \"1\"` in Cargo.toml; the type must also be `Send + Sync + 'static`"
 )]
-pub trait ToolParam:
+pub trait ToolParameterType:
     DeserializeOwned + Serialize + JsonSchema + Clone + Send + Sync + 'static
 {
 }
 #[diagnostic::do_not_recommend]
-impl<T> ToolParam for T where
+impl<T> ToolParameterType for T where
     T: DeserializeOwned + Serialize + JsonSchema + Clone + Send + Sync + 'static
 {
 }
@@ -49,9 +60,15 @@ pub trait ToolParameter {
     const CHECKED: () = ();
 }
 #[diagnostic::do_not_recommend]
-impl<T: ToolParam> ToolParameter for T {}
+impl<T: ToolParameterType> ToolParameter for T {}
 
-/// A type a `#[tool]` function can return; bounded on like [`ToolParam`].
+/// A type a `#[tool]` function can return (`Serialize`, `Deserialize`, `Send`, `Sync`,
+/// `'static`); the generated impls are bounded on it like [`ToolParameterType`].
+///
+/// ```
+/// fn returns<T: agents_kt::tool::ToolOutputType>() {}
+/// returns::<Vec<String>>();
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool's output",
     label = "a tool's result goes to the model as JSON, and a substitute may arrive as JSON: derive `Serialize` and `Deserialize` for this type",

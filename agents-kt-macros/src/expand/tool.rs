@@ -3,7 +3,7 @@
 //! by `#[agent]` through the same [`generate`].
 //!
 //! Every impl over a user's parameter or output type is bounded on that type being usable
-//! (`for<'__p> T: ToolParam`, a bound rustc accepts on a non-generic impl), and the type is checked
+//! (`for<'__p> T: ToolParameterType`, a bound rustc accepts on a non-generic impl), and the type is checked
 //! once, at the user's token. A type missing its derives is then one error saying what to derive,
 //! not one per derive and supertrait.
 
@@ -27,7 +27,7 @@ impl ToolDef<'_> {
             .values()
             .map(|param| {
                 let ty = &param.ty;
-                quote!(for<'__p> #ty: #krate::__private::ToolParam)
+                quote!(for<'__p> #ty: #krate::tool::ToolParameterType)
             })
             .collect()
     }
@@ -37,7 +37,7 @@ impl ToolDef<'_> {
         let krate = &self.krate;
         let output = &self.sig.returned.ty;
         let mut bounds = self.param_bounds();
-        bounds.push(quote!(for<'__p> #output: #krate::__private::ToolOutputType));
+        bounds.push(quote!(for<'__p> #output: #krate::tool::ToolOutputType));
         bounds
     }
 }

@@ -15,10 +15,16 @@ use crate::tool::registry::{self, ToolEntry};
 use crate::tool::runtime::ErasedTool;
 use crate::{BuildError, Grant, Skill};
 
-impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
+impl<IN, OUT> AgentBuilder<IN, OUT> {
     /// Check the configuration and build the agent. Every problem found is reported: one as
     /// itself, several as [`BuildError::Several`].
-    pub fn build(mut self) -> Result<Agent<IN, OUT>, BuildError> {
+    // The agent's types are checked here, once, and nowhere before: an output type without its
+    // derives is then one error in `AgentOutput`'s words, not one per builder method.
+    pub fn build(mut self) -> Result<Agent<IN, OUT>, BuildError>
+    where
+        IN: AgentInput,
+        OUT: AgentOutput,
+    {
         if !self.grants.is_empty() {
             // The grants judge every call as one gate, this agent's and every one under it.
             let entry = GrantsGate::entry(&self.name, &self.grants);

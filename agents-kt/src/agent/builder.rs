@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::{AgentInput, AgentOutput, PointLinks, Selector};
+use super::{PointLinks, Selector};
 use crate::chain::Link;
 use crate::chain::interceptor::name_of;
 use crate::observers::Observers;
@@ -103,7 +103,7 @@ impl<IN, OUT> fmt::Debug for AgentBuilder<IN, OUT> {
     }
 }
 
-impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
+impl<IN, OUT> AgentBuilder<IN, OUT> {
     pub(crate) fn new(name: String) -> Self {
         AgentBuilder {
             name,

@@ -1,10 +1,10 @@
 //! The tree's policy on an agent's builder: a shared [`Policy`] attached, its links appended to
 //! the agent's own where they stand in registration order.
 
-use super::{AgentBuilder, AgentInput, AgentOutput};
+use super::AgentBuilder;
 use crate::Policy;
 
-impl<IN: AgentInput, OUT: AgentOutput> AgentBuilder<IN, OUT> {
+impl<IN, OUT> AgentBuilder<IN, OUT> {
     /// Attach `policy`: its interceptors and gates join this agent's, in registration order at
     /// this call, as if registered here one by one — so its gates flow down to every agent this
     /// one runs, and its interceptors do when the agent opts in

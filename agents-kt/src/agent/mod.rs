@@ -84,6 +84,7 @@ use step::Step;
     note = "derive `serde::Serialize` for it; it must also be `Send + 'static`"
 )]
 pub trait AgentInput: Serialize + Send + 'static {}
+#[diagnostic::do_not_recommend]
 impl<T: Serialize + Send + 'static> AgentInput for T {}
 
 /// What an agent's output must be: parsed from the model's answer (a `String` takes the text; any
@@ -91,9 +92,11 @@ impl<T: Serialize + Send + 'static> AgentInput for T {}
 /// can both stream and return it.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be an agent's output",
+    label = "the model's answer is parsed into the agent's output type, and its schema is the response format",
     note = "derive `serde::Deserialize`, `schemars::JsonSchema` and `Clone` for it; it must also be `Send + 'static`"
 )]
 pub trait AgentOutput: DeserializeOwned + JsonSchema + Clone + Send + 'static {}
+#[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned + JsonSchema + Clone + Send + 'static> AgentOutput for T {}
 
 /// What every run of an agent shares: the model, the tools with their chains, the turn chain, the
@@ -259,12 +262,17 @@ impl<IN, OUT> fmt::Debug for Agent<IN, OUT> {
     }
 }
 
-impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
+impl<IN, OUT> Agent<IN, OUT> {
     /// Start configuring an agent called `name`.
+    // Not bounded: the agent's types are checked once, at `build`, so a type that is not an
+    // agent's output is one error in `AgentOutput`'s words, not "the method exists but its trait
+    // bounds were not satisfied" at every builder call.
     pub fn builder(name: impl Into<String>) -> AgentBuilder<IN, OUT> {
         AgentBuilder::new(name.into())
     }
+}
 
+impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
     /// The agent's name.
     pub fn name(&self) -> &str {
         &self.inner.core.name

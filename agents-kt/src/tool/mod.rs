@@ -17,7 +17,7 @@ mod target;
 mod typed_interceptor;
 pub(crate) mod view;
 
-pub use crate::macro_support::{ToolOutput, ToolParameter};
+pub use crate::macro_support::{ToolOutput, ToolOutputType, ToolParameter, ToolParameterType};
 pub use content::{ContentBlock, ToolContent};
 pub use context::{LinkedAgent, ToolContext};
 #[doc(hidden)]
