@@ -34,14 +34,25 @@ count() { # PATH CALLS -> total instructions
 }
 
 printf '%-34s %14s\n' "path" "instr/call"
+per_call() { # PATH LOW HIGH [LABEL]
+  local a b
+  a="$(count "$1" "$2")"
+  b="$(count "$1" "$3")"
+  printf '%-34s %14s\n' "${4:-$1}" "$(( (b - a) / ($3 - $2) ))"
+}
 for path in typed_0 typed_8 typed_8_compile_time json_8 json_8_compile_time \
-  loop_50_turns loop_50_turns_json_interceptor depth2_gates_on_child depth2_gates_inherited; do
+  loop_50_turns loop_50_turns_json_interceptor depth2_gates_on_child depth2_gates_inherited \
+  one_turn one_turn_remembered child_by_tool child_by_sub_agent; do
   case "$path" in
-    loop_*) low=4 high=12 ;;
-    depth2_*) low=20 high=80 ;;
-    *) low=10000 high=40000 ;;
+    loop_*) per_call "$path" 4 12 ;;
+    depth2_* | child_*) per_call "$path" 20 80 ;;
+    one_turn*) per_call "$path" 20 60 ;;
+    *) per_call "$path" 10000 40000 ;;
   esac
-  a="$(count "$path" "$low")"
-  b="$(count "$path" "$high")"
-  printf '%-34s %14s\n' "$path" "$(( (b - a) / (high - low) ))"
+done
+# One turn of a run at two lengths of history (each turn adds a tool call and its result):
+# flat when a turn costs the same however long the conversation.
+for path in turns turns_journaled; do
+  per_call "$path" 6 14 "$path at turn 10"
+  per_call "$path" 196 204 "$path at turn 200"
 done

@@ -11,7 +11,7 @@ use std::hint::black_box;
 
 use agents_kt::__private::TypedCall;
 use agents_kt::prelude::*;
-use agents_kt::{IntoToolChain, ToolChain};
+use agents_kt::{Extensions, IntoToolChain, MemoryJournal, ToolChain};
 use futures::FutureExt;
 use serde_json::{Value, json};
 
@@ -20,7 +20,7 @@ mod weather;
 use weather::{GetWeather, TURNS, WeatherArgs, check, interceptors, loop_script};
 
 /// Every path this driver can count, in the order `scripts/call-counts.sh` reports them.
-const PATHS: [&str; 9] = [
+const PATHS: [&str; 15] = [
     "typed_0",
     "typed_8",
     "typed_8_compile_time",
@@ -30,6 +30,12 @@ const PATHS: [&str; 9] = [
     "loop_50_turns_json_interceptor",
     "depth2_gates_on_child",
     "depth2_gates_inherited",
+    "turns",
+    "turns_journaled",
+    "one_turn",
+    "one_turn_remembered",
+    "child_by_tool",
+    "child_by_sub_agent",
 ];
 
 fn args() -> WeatherArgs {
@@ -51,6 +57,15 @@ fn eight_checks() -> impl IntoToolChain<GetWeather> {
         .before(check)
         .before(check)
         .before(check)
+}
+
+/// A counted run's output: a path whose run fails would count the failure's instructions, so it
+/// stops the driver instead.
+fn succeeded<T>(output: Result<T, AgentError>) -> T {
+    match output {
+        Ok(output) => output,
+        Err(error) => panic!("the counted run failed: {error}"),
+    }
 }
 
 /// Poll `future` once: every measured tool call completes on its first poll.
@@ -76,6 +91,92 @@ fn agent(json_interceptor: bool) -> Agent<String, String> {
         Ok(agent) => agent,
         Err(error) => panic!("the bench agent builds: {error}"),
     }
+}
+
+/// An agent whose model asks for the weather once a turn for `turns - 1` turns, then answers.
+fn turns_agent(turns: usize) -> Agent<String, String> {
+    let asks =
+        (1..turns).map(|_| Reply::tool_call("get_weather", json!({"city": "Oslo", "days": 1})));
+    let script = ScriptedModel::new(asks.chain([Reply::text("done")])).without_recording();
+    let budget = Budget::default()
+        .max_turns(turns as u32 + 1)
+        .max_tool_calls(turns as u32);
+    match Agent::builder("bench")
+        .model(script)
+        .tool(GetWeather)
+        .budget(budget)
+        .build()
+    {
+        Ok(agent) => agent,
+        Err(error) => panic!("the bench agent builds: {error}"),
+    }
+}
+
+/// The sub-agent paths' child: it answers each of its `runs` runs at once.
+fn researcher(runs: usize) -> Agent<String, String> {
+    let script = ScriptedModel::new((0..runs).map(|_| Reply::text("three sources")));
+    match Agent::builder("researcher")
+        .model(script.without_recording())
+        .build()
+    {
+        Ok(agent) => agent,
+        Err(error) => panic!("the bench child builds: {error}"),
+    }
+}
+
+#[derive(Clone, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+struct ResearchArgs {
+    input: String,
+}
+
+/// The baseline of a sub-agent call: a tool whose body runs the child itself, unlinked.
+struct CallsTheChild(Agent<String, String>);
+
+impl Tool for CallsTheChild {
+    const NAME: &'static str = "research";
+    type Args = ResearchArgs;
+    type Output = String;
+
+    fn description(&self) -> std::borrow::Cow<'static, str> {
+        "Finds sources.".into()
+    }
+
+    async fn call(&self, args: ResearchArgs, _: &ToolContext) -> Result<String, ToolError> {
+        self.0.run(args.input).await.map_err(ToolError::new)
+    }
+}
+
+/// A planner whose model calls `research` `calls` times in one turn, then answers.
+fn planner(linked: bool, calls: usize) -> Agent<String, String> {
+    let asks = (0..calls).map(|_| ("research", json!({"input": "tides"})));
+    let script = ScriptedModel::new([Reply::tool_calls(asks), Reply::text("plan")]);
+    let builder = Agent::builder("planner")
+        .model(script.without_recording())
+        .budget(
+            Budget::default()
+                .max_turns(calls as u32 + 2)
+                .max_tool_calls(calls as u32 + 1),
+        );
+    let builder = match linked {
+        true => builder.sub_agent(researcher(calls).as_tool("research", "Finds sources.")),
+        false => builder.tool(CallsTheChild(researcher(calls))),
+    };
+    match builder.build() {
+        Ok(agent) => agent,
+        Err(error) => panic!("the bench planner builds: {error}"),
+    }
+}
+
+/// A stored conversation of `n` messages, questions and answers.
+fn history_of(n: usize) -> Vec<Message> {
+    (0..n / 2)
+        .flat_map(|i| {
+            [
+                Message::user(format!("question {i}")),
+                Message::assistant(format!("answer {i}"), Vec::new()),
+            ]
+        })
+        .collect()
 }
 
 /// Four typed gates making the check, each allowing.
@@ -187,14 +288,63 @@ fn main() {
             // One run; `calls` is how many tool calls the looker makes in it.
             let planner = tree(path == "depth2_gates_inherited", calls);
             let output = runtime.block_on(planner.run("plan".into()));
-            black_box(output.is_ok());
+            black_box(succeeded(output));
+        }
+        "turns" | "turns_journaled" => {
+            // One run of `calls` turns, each asking for the weather once: the difference between
+            // two turn counts is the cost of a turn at that length of history.
+            let agent = turns_agent(calls);
+            let output = match path == "turns_journaled" {
+                true => {
+                    let journal = std::sync::Arc::new(MemoryJournal::new("bench"));
+                    runtime.block_on(agent.run_journaled(
+                        "weather".into(),
+                        Extensions::new(),
+                        journal,
+                    ))
+                }
+                false => runtime.block_on(agent.run("weather".into())),
+            };
+            black_box(succeeded(output));
+        }
+        "one_turn" | "one_turn_remembered" => {
+            // `calls` one-turn runs, each beside a store of 20 messages (filled in both paths, so
+            // the difference is what remembering costs: lease, load, append, release).
+            let agent = match Agent::<String, String>::builder("desk")
+                .model(
+                    ScriptedModel::new((0..calls).map(|_| Reply::text("noted")))
+                        .without_recording(),
+                )
+                .build()
+            {
+                Ok(agent) => agent,
+                Err(error) => panic!("the bench agent builds: {error}"),
+            };
+            let remembered = path == "one_turn_remembered";
+            for _ in 0..calls {
+                let store = InMemoryStore::new();
+                let filled = runtime.block_on(store.append("conv", 0, history_of(20)));
+                black_box(filled.is_ok());
+                let output = match remembered {
+                    true => runtime.block_on(agent.run_in(&store, "conv", "hello".into())),
+                    false => runtime.block_on(agent.run("hello".into())),
+                };
+                black_box(succeeded(output));
+            }
+        }
+        "child_by_tool" | "child_by_sub_agent" => {
+            // One planner run whose model calls `research` `calls` times in one turn: by a
+            // plain tool whose body runs the child, or by the child as a linked sub-agent.
+            let planner = planner(path == "child_by_sub_agent", calls);
+            let output = runtime.block_on(planner.run("plan".into()));
+            black_box(succeeded(output));
         }
         loop_path => {
             let json_interceptor = loop_path == "loop_50_turns_json_interceptor";
             for _ in 0..calls {
                 let agent = agent(json_interceptor);
                 let output = runtime.block_on(agent.run("weather".into()));
-                black_box(output.is_ok());
+                black_box(succeeded(output));
             }
         }
     }

@@ -466,7 +466,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
     /// A stream that breaks ends the turn with an error; nothing of its partial answer is used.
     /// A panic in the client — while calling, or while its stream is polled — ends the run with
     /// [`AgentError::Panicked`].
-    async fn call_model(&self, request: &ChatRequest) -> Result<ChatResponse, AgentError> {
+    async fn call_model(&self, request: &mut ChatRequest) -> Result<ChatResponse, AgentError> {
         let model = self.core.model.as_ref().ok_or_else(|| {
             AgentError::Model(ModelError::Other("the agent has no model".to_string()))
         })?;
@@ -516,14 +516,18 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         &self,
         journal: &Arc<dyn Journal>,
         model: &Arc<dyn crate::ModelClient>,
-        request: &ChatRequest,
+        request: &mut ChatRequest,
     ) -> Result<ChatResponse, AgentError> {
         let step = format!("turn#{}", self.turn.load(Ordering::Relaxed));
         let failure: Arc<Mutex<Option<AgentError>>> = Arc::default();
+        // The step's work must own what it reads: the request is lent to it, not copied (a copy
+        // of the whole history per turn made a long conversation's journaled turns quadratic),
+        // and taken back once the step is done.
+        let lent = Arc::new(std::mem::take(request));
         let work = {
             let (model, request, step, failure) = (
                 Arc::clone(model),
-                request.clone(),
+                Arc::clone(&lent),
                 step.clone(),
                 Arc::clone(&failure),
             );
@@ -542,7 +546,10 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                 Err(text)
             }) as futures::future::BoxFuture<'static, Result<serde_json::Value, String>>
         };
-        let recorded = match journal.step(&step, work).await {
+        let recorded = journal.step(&step, work).await;
+        // A journal that still holds the work (it has not dropped it yet) gets a copy instead.
+        *request = Arc::try_unwrap(lent).unwrap_or_else(|lent| ChatRequest::clone(&lent));
+        let recorded = match recorded {
             Ok(recorded) => recorded,
             Err(JournalError::StepFailed(text)) => {
                 let original = failure.lock().unwrap_or_else(|p| p.into_inner()).take();

@@ -55,16 +55,23 @@ impl ConversationStore for InMemoryStore {
         messages: Vec<Message>,
     ) -> BoxFuture<'a, Result<u64, StoreError>> {
         let mut conversations = self.conversations.lock().unwrap_or_else(|p| p.into_inner());
-        let stored = conversations.entry(conversation.to_string()).or_default();
-        let result = if stored.len() as u64 == version {
-            stored.extend(messages);
-            Ok(stored.len() as u64)
-        } else {
-            Err(StoreError::Conflict {
+        // Looked up, not `entry`: a conversation's every turn appends, and only its first needs
+        // its name copied into the map.
+        let result = match conversations.get_mut(conversation) {
+            Some(stored) if stored.len() as u64 == version => {
+                stored.extend(messages);
+                Ok(stored.len() as u64)
+            }
+            None if version == 0 => {
+                let length = messages.len() as u64;
+                conversations.insert(conversation.to_string(), messages);
+                Ok(length)
+            }
+            stored => Err(StoreError::Conflict {
                 conversation: conversation.to_string(),
                 expected: version,
-                found: stored.len() as u64,
-            })
+                found: stored.map_or(0, |stored| stored.len() as u64),
+            }),
         };
         Box::pin(std::future::ready(result))
     }
@@ -77,8 +84,13 @@ impl ConversationStore for InMemoryStore {
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
         let mut leases = self.leases.lock().unwrap_or_else(|p| p.into_inner());
         let now = Instant::now();
-        let free = match leases.get(conversation) {
-            Some((owner, until)) => owner == holder || *until <= now,
+        let free = match leases.get_mut(conversation) {
+            // Renewed in place: a run renews its lease every turn.
+            Some((owner, until)) if owner == holder => {
+                *until = now + ttl;
+                return Box::pin(std::future::ready(Ok(true)));
+            }
+            Some((_, until)) => *until <= now,
             None => true,
         };
         if free {
@@ -100,5 +112,60 @@ impl ConversationStore for InMemoryStore {
             leases.remove(conversation);
         }
         Box::pin(std::future::ready(Ok(())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run<T>(future: BoxFuture<'_, T>) -> T {
+        futures::executor::block_on(future)
+    }
+
+    #[test]
+    fn appending_continues_only_the_version_read() {
+        let store = InMemoryStore::new();
+        let unknown = run(store.append("c", 3, vec![Message::user("a")]));
+        assert!(matches!(
+            unknown,
+            Err(StoreError::Conflict {
+                expected: 3,
+                found: 0,
+                ..
+            })
+        ));
+        assert_eq!(run(store.append("c", 0, vec![Message::user("a")])), Ok(1));
+        assert_eq!(run(store.append("c", 1, vec![Message::user("b")])), Ok(2));
+        let stale = run(store.append("c", 1, vec![Message::user("c")]));
+        assert!(matches!(
+            stale,
+            Err(StoreError::Conflict {
+                expected: 1,
+                found: 2,
+                ..
+            })
+        ));
+        let messages = run(store.load("c")).map(Conversation::into_messages);
+        let texts: Vec<String> = messages
+            .unwrap_or_default()
+            .into_iter()
+            .map(|m| m.content)
+            .collect();
+        assert_eq!(texts, ["a", "b"]);
+    }
+
+    #[test]
+    fn a_lease_renewed_by_its_holder_keeps_others_out_until_it_runs_out() {
+        let store = InMemoryStore::new();
+        let short = Duration::from_millis(30);
+        assert_eq!(run(store.lease("c", "first", short)), Ok(true));
+        assert_eq!(run(store.lease("c", "first", short)), Ok(true));
+        assert_eq!(run(store.lease("c", "second", short)), Ok(false));
+        std::thread::sleep(short * 2);
+        assert_eq!(run(store.lease("c", "second", short)), Ok(true));
+        assert_eq!(run(store.lease("c", "first", short)), Ok(false));
+        run(store.release("c", "second")).ok();
+        assert_eq!(run(store.lease("c", "first", short)), Ok(true));
     }
 }

@@ -38,10 +38,15 @@ struct State {
 /// A holder name no other run, here or in another process, has.
 fn holder_name() -> String {
     static NEXT: AtomicU64 = AtomicU64::new(0);
+    // The process's part (its id and start time) is read once, not on every run.
+    static PROCESS: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let process = PROCESS.get_or_init(|| {
+        let since_epoch = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+        let nanos = since_epoch.map_or(0, |elapsed| elapsed.as_nanos());
+        format!("{}-{nanos:x}", std::process::id())
+    });
     let number = NEXT.fetch_add(1, Ordering::Relaxed);
-    let since_epoch = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
-    let nanos = since_epoch.map_or(0, |elapsed| elapsed.as_nanos());
-    format!("{}-{nanos:x}-{number}", std::process::id())
+    format!("{process}-{number}")
 }
 
 impl Remembered {
