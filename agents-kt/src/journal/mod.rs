@@ -18,7 +18,7 @@ mod memory;
 mod sqlite;
 
 use futures::future::BoxFuture;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 pub use memory::MemoryJournal;
 #[cfg(feature = "sqlite")]
@@ -139,7 +139,11 @@ impl JournalError {
 /// assert_eq!(entry["step"], "turn#1");
 /// ```
 pub fn journal_entry(name: &str, value: Value) -> Value {
-    json!({ "step": name, "value": value })
+    // Built by hand: `json!` would serialize `value` again into a copy of itself.
+    let mut entry = serde_json::Map::new();
+    entry.insert("step".to_string(), Value::String(name.to_string()));
+    entry.insert("value".to_string(), value);
+    Value::Object(entry)
 }
 
 /// A run's journal whose every recorded step carries the hash of the permission manifest it ran

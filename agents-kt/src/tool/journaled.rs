@@ -20,7 +20,10 @@ pub(crate) async fn journaled_step(
         let step = step.clone();
         Box::pin(async move {
             let value = match body.await {
-                Ok(Ok(output)) => serde_json::json!({ "output": output }),
+                // By hand: `json!` would serialize the output again into a copy of itself.
+                Ok(Ok(output)) => {
+                    Value::Object(serde_json::Map::from_iter([("output".to_string(), output)]))
+                }
                 Ok(Err(error)) => serde_json::json!({ "failure": ToolFailure::Error(format!(
                     "the tool's output could not be journaled: {error}"
                 )) }),
