@@ -645,3 +645,59 @@ async fn a_string_input_sub_agent_declared_with_agent_tool_takes_typed_intercept
         .collect();
     assert_eq!(told, ["short", "not summarized"]);
 }
+
+#[tokio::test]
+async fn a_string_sub_agent_reads_its_input_from_the_input_field_and_refuses_other_shapes() {
+    for (args, runs) in [
+        (json!({"input": "tides"}), true),
+        (json!({"input": "tides", "note": "extra"}), true),
+        (json!({"topic": "tides"}), false),
+        (json!("tides"), false),
+    ] {
+        let child_model = ScriptedModel::new([Reply::text("three sources")]);
+        let child = Agent::<String, String>::builder("researcher")
+            .model(child_model.clone())
+            .build()
+            .unwrap();
+        let parent_model = planner_calling("research", args.clone(), "planned");
+        let parent = Agent::<String, String>::builder("planner")
+            .model(parent_model.clone())
+            .sub_agent(child.as_tool("research", "Finds sources."))
+            .build()
+            .unwrap();
+        assert_eq!(parent.run("plan".into()).await.unwrap(), "planned");
+        let told = last_message(&parent_model, 1);
+        if runs {
+            assert_eq!(told, "three sources", "{args}");
+            assert_eq!(child_model.requests()[0].messages[0].content, "tides");
+        } else {
+            assert!(
+                told.starts_with("ERROR: Invalid arguments for tool 'research'"),
+                "{args}: {told}"
+            );
+            assert!(child_model.requests().is_empty(), "{args}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_object_sub_agent_reads_its_input_as_the_arguments_themselves() {
+    let child_model = ScriptedModel::new([Reply::text("three sources")]);
+    let child = Agent::<Question, String>::builder("researcher")
+        .model(child_model.clone())
+        .build()
+        .unwrap();
+    let parent_model = planner_calling("research", json!({"topic": "tides"}), "planned");
+    let parent = Agent::<String, String>::builder("planner")
+        .model(parent_model.clone())
+        .sub_agent(child.as_tool("research", "Finds sources."))
+        .build()
+        .unwrap();
+    assert_eq!(parent.run("plan".into()).await.unwrap(), "planned");
+    assert_eq!(last_message(&parent_model, 1), "three sources");
+    assert!(
+        child_model.requests()[0].messages[0]
+            .content
+            .contains("tides")
+    );
+}

@@ -4,8 +4,10 @@
 //! run above it (`tool/inherited.rs`), spends from the parent's budget, is one level deeper,
 //! records its steps inside the parent's journal and streams its events into the parent's session.
 
+use std::any::TypeId;
 use std::borrow::Cow;
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -308,13 +310,29 @@ pub fn agent_tool_of<IN: AgentInput, OUT: AgentOutput>(
 #[doc(hidden)]
 pub struct AgentArgs<IN>(pub IN);
 
-/// Whether `IN`'s JSON is something other than an object, and so travels as `{"input": …}`.
-fn wrapped<IN: JsonSchema>() -> bool {
+/// Whether `IN`'s JSON is something other than an object, and so travels as `{"input": …}`:
+/// read off its schema once per type. (Generating the schema on every call cost more than the
+/// rest of a sub-agent call's linkage.)
+fn wrapped<IN: JsonSchema + 'static>() -> bool {
+    static WRAPPED: OnceLock<RwLock<HashMap<TypeId, bool>>> = OnceLock::new();
+    let known = WRAPPED.get_or_init(Default::default);
+    let id = TypeId::of::<IN>();
+    let found = known
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&id)
+        .copied();
+    if let Some(wrapped) = found {
+        return wrapped;
+    }
     let schema = schemars::schema_for!(IN);
-    schema.get("type").and_then(Value::as_str) != Some("object")
+    let wrapped = schema.get("type").and_then(Value::as_str) != Some("object");
+    let mut known = known.write().unwrap_or_else(PoisonError::into_inner);
+    known.insert(id, wrapped);
+    wrapped
 }
 
-impl<IN: Serialize + JsonSchema> Serialize for AgentArgs<IN> {
+impl<IN: Serialize + JsonSchema + 'static> Serialize for AgentArgs<IN> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         if wrapped::<IN>() {
             use serde::ser::SerializeMap;
@@ -327,18 +345,21 @@ impl<IN: Serialize + JsonSchema> Serialize for AgentArgs<IN> {
     }
 }
 
-impl<'de, IN: DeserializeOwned + JsonSchema> Deserialize<'de> for AgentArgs<IN> {
+/// `{"input": …}`, read straight from the arguments (other fields ignored).
+#[derive(Deserialize)]
+#[serde(bound = "IN: DeserializeOwned")]
+struct Wrapped<IN> {
+    input: IN,
+}
+
+impl<'de, IN: DeserializeOwned + JsonSchema + 'static> Deserialize<'de> for AgentArgs<IN> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let mut value = Value::deserialize(deserializer)?;
+        // Read in one pass, not through a `Value` first.
         if wrapped::<IN>() {
-            value = match value.get_mut("input") {
-                Some(input) => input.take(),
-                None => return Err(serde::de::Error::missing_field("input")),
-            };
+            Wrapped::<IN>::deserialize(deserializer).map(|wrapped| AgentArgs(wrapped.input))
+        } else {
+            IN::deserialize(deserializer).map(AgentArgs)
         }
-        serde_json::from_value(value)
-            .map(AgentArgs)
-            .map_err(serde::de::Error::custom)
     }
 }
 
