@@ -40,7 +40,7 @@ per_call() { # PATH LOW HIGH [LABEL]
   b="$(count "$1" "$3")"
   printf '%-34s %14s\n' "${4:-$1}" "$(( (b - a) / ($3 - $2) ))"
 }
-for path in typed_0 typed_8 typed_8_compile_time json_8 json_8_compile_time \
+for path in direct typed_0 typed_8 typed_8_compile_time json_8 json_8_compile_time \
   loop_50_turns loop_50_turns_json_interceptor depth2_gates_on_child depth2_gates_inherited \
   one_turn one_turn_remembered child_by_tool child_by_sub_agent; do
   case "$path" in

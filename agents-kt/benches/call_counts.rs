@@ -20,7 +20,8 @@ mod weather;
 use weather::{GetWeather, TURNS, WeatherArgs, check, interceptors, loop_script};
 
 /// Every path this driver can count, in the order `scripts/call-counts.sh` reports them.
-const PATHS: [&str; 15] = [
+const PATHS: [&str; 16] = [
+    "direct",
     "typed_0",
     "typed_8",
     "typed_8_compile_time",
@@ -259,6 +260,12 @@ fn main() {
     let ctx = ToolContext::detached("bench");
     let text = json!({"city": "Reykjavík", "days": 3}).to_string();
     match path.as_str() {
+        "direct" => {
+            // The baseline: the tool's own work, called as a function.
+            for _ in 0..calls {
+                black_box(weather::forecast(black_box(args())));
+            }
+        }
         "typed_0" | "typed_8" => {
             let n = if path == "typed_0" { 0 } else { 8 };
             let call = TypedCall::new(GetWeather, interceptors(n));
