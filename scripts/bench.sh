@@ -3,8 +3,8 @@
 # and prints that table (Markdown) to stdout and to target/bench-table.md: the criterion benches
 # (typed call, JSON dispatch, agent loop, OpenTelemetry, MCP, A2A, sub-agents), the compile-time bench
 # (200 tools against rmcp's macros, with LLVM IR lines from cargo-llvm-lines, installed into the
-# cache once), the allocation tests, then instructions per call under callgrind
-# (scripts/call-counts.sh). Takes about 25 minutes on the project's 2-core VM; run it
+# cache once), the allocation tests, then MCP under load (benches/mcp_load.rs) and instructions
+# per call under callgrind (scripts/call-counts.sh). Takes about 25 minutes on the project's 2-core VM; run it
 # on an idle machine.
 # Usage: scripts/bench.sh            every measure
 #        BENCH_QUICK=1 scripts/bench.sh   shorter criterion runs (1 s warm-up, 3 s measurement)
@@ -36,6 +36,10 @@ allocations=passed
 cargo test --quiet -p agents-kt-tests --test chain_allocations --test loop_allocations >&2 \
   || allocations=failed
 python3 scripts/bench_table.py --allocations "$allocations" | tee target/bench-table.md
+# MCP under load: 50 clients, a session each, against each server in a process of its own.
+echo "[bench.sh] MCP under load (about a minute)" >&2
+echo
+cargo bench --quiet -p agents-kt --bench mcp_load --features mcp,openai | tee target/mcp-load.md
 # Instructions per call (callgrind): the stable judge beside the times above, which a noisy VM
 # moves by ±20%. Same build settings as the benches; counts repeat exactly run to run.
 echo "[bench.sh] instructions per call (callgrind)" >&2

@@ -9,15 +9,15 @@
 //!
 //! `cargo bench -p agents-kt --bench agents`
 
-use std::borrow::Cow;
 use std::hint::black_box;
 
-use agents_kt::{
-    Agent, ConversationStore, InMemoryStore, Message, Reply, ScriptedModel, Tool, ToolContext,
-    ToolError,
-};
+use agents_kt::{Agent, ConversationStore, InMemoryStore, Message, Reply, ScriptedModel};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
+
+#[path = "support/calls_the_child.rs"]
+mod calls_the_child;
+use calls_the_child::CallsTheChild;
 
 /// A one-turn child: it answers at once.
 fn child() -> Agent<String, String> {
@@ -33,28 +33,6 @@ fn parent_script() -> ScriptedModel {
         Reply::tool_call("research", json!({"input": "tides"})),
         Reply::text("plan"),
     ])
-}
-
-#[derive(Clone, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
-struct ResearchArgs {
-    input: String,
-}
-
-/// The baseline: a tool whose body runs the child itself, unlinked.
-struct CallsTheChild(Agent<String, String>);
-
-impl Tool for CallsTheChild {
-    const NAME: &'static str = "research";
-    type Args = ResearchArgs;
-    type Output = String;
-
-    fn description(&self) -> Cow<'static, str> {
-        "Finds sources.".into()
-    }
-
-    async fn call(&self, args: ResearchArgs, _: &ToolContext) -> Result<String, ToolError> {
-        self.0.run(args.input).await.map_err(ToolError::new)
-    }
 }
 
 fn sub_agent_call(c: &mut Criterion) {

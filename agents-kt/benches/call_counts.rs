@@ -15,8 +15,11 @@ use agents_kt::{Extensions, IntoToolChain, MemoryJournal, ToolChain};
 use futures::FutureExt;
 use serde_json::{Value, json};
 
+#[path = "support/calls_the_child.rs"]
+mod calls_the_child;
 #[path = "support/weather.rs"]
 mod weather;
+use calls_the_child::CallsTheChild;
 use weather::{GetWeather, TURNS, WeatherArgs, check, interceptors, loop_script};
 
 /// Every path this driver can count, in the order `scripts/call-counts.sh` reports them.
@@ -122,28 +125,6 @@ fn researcher(runs: usize) -> Agent<String, String> {
     {
         Ok(agent) => agent,
         Err(error) => panic!("the bench child builds: {error}"),
-    }
-}
-
-#[derive(Clone, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
-struct ResearchArgs {
-    input: String,
-}
-
-/// The baseline of a sub-agent call: a tool whose body runs the child itself, unlinked.
-struct CallsTheChild(Agent<String, String>);
-
-impl Tool for CallsTheChild {
-    const NAME: &'static str = "research";
-    type Args = ResearchArgs;
-    type Output = String;
-
-    fn description(&self) -> std::borrow::Cow<'static, str> {
-        "Finds sources.".into()
-    }
-
-    async fn call(&self, args: ResearchArgs, _: &ToolContext) -> Result<String, ToolError> {
-        self.0.run(args.input).await.map_err(ToolError::new)
     }
 }
 
