@@ -175,3 +175,54 @@ async fn a_code_skills_tool_call_gets_the_replaced_result_or_a_withheld_error() 
         }
     }
 }
+
+/// Withholds the reading of a city the call was not meant to reveal: it needs the arguments the
+/// call ran with, and its `&GetWeatherArgs` names the tool.
+fn withhold_oslo(args: &GetWeatherArgs, reading: &Value) -> Decision<Value, Value> {
+    if args.city == "Oslo" {
+        Decision::deny(format!(
+            "no readings of {} ({})",
+            args.city, reading["celsius"]
+        ))
+    } else {
+        Decision::Proceed
+    }
+}
+
+#[tokio::test]
+async fn an_after_tool_interceptor_over_the_arguments_infers_its_tool_and_sees_the_rewritten_call()
+{
+    for path in PATHS {
+        // Asked about Bergen; a before-tool interceptor rewrites the call to Oslo, and the
+        // after-tool interceptor judges the call as it ran.
+        let model = ScriptedModel::new([
+            Reply::tool_call("get_weather", json!({"city": "Bergen"})),
+            Reply::text("done"),
+        ]);
+        let agent: Agent<String, String> = Agent::builder("weather")
+            .model(model.clone())
+            .tool(GetWeather::default())
+            .before_tool_call(|_: &GetWeatherArgs| {
+                Decision::<GetWeatherArgs, Value>::ProceedWith(GetWeatherArgs {
+                    city: "Oslo".into(),
+                })
+            })
+            .after_tool_call(
+                |args: &GetWeatherArgs, _: &Value, ctx: &InterceptContext<'_>| {
+                    assert_eq!(ctx.tool(), Some("get_weather"));
+                    assert_eq!(args.city, "Oslo");
+                    Decision::<Value, Value>::Proceed
+                },
+            )
+            .after_tool_call(withhold_oslo)
+            .build()
+            .unwrap();
+        let (output, _) = drive(&agent, "weather?", path).await;
+        assert_eq!(output.unwrap(), "done");
+        let told = last_message(&model, 1);
+        assert!(
+            told.contains("no readings of Oslo (18)"),
+            "{path:?}: {told}"
+        );
+    }
+}

@@ -378,11 +378,44 @@ impl<IN, OUT> AgentBuilder<IN, OUT> {
         self.registered(Registered::Tool)
     }
 
-    /// Inspect one tool's result before the model, observers and session see it: a function over
-    /// `&T::Output` (such as one marked `#[after_tool_call(tool)]`) returning
-    /// `Decision<Output, Output>`. `ProceedWith`/`Substitute` replace the result; `Deny` withholds
-    /// it (the model is told it was withheld). The output type does not name its tool, so name it:
-    /// `.after_tool_call::<GetWeather, _>(redact)`.
+    /// Inspect one tool's result before the model, observers and session see it, returning
+    /// `Decision<Output, Output>`: `ProceedWith`/`Substitute` replace the result; `Deny` withholds
+    /// it (the model is told it was withheld). Either a function over the call's arguments and
+    /// its result, `(&T::Args, &T::Output)` — the arguments it ran with, after every before-tool
+    /// rewrite; their type names the tool, so it is inferred — or a function over `&T::Output`
+    /// alone (such as one marked `#[after_tool_call(tool)]`), whose output type does not name
+    /// its tool: name it, `.after_tool_call::<GetWeather, _>(redact)`. Either may take a trailing
+    /// `&InterceptContext`.
+    ///
+    /// ```
+    /// # use std::borrow::Cow;
+    /// # use agents_kt::{Tool, ToolContext, ToolError};
+    /// # #[derive(Clone, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+    /// # pub struct LookUpArgs { pub user: String }
+    /// # pub struct LookUp;
+    /// # impl Tool for LookUp {
+    /// #     const NAME: &'static str = "look_up";
+    /// #     type Args = LookUpArgs;
+    /// #     type Output = String;
+    /// #     fn description(&self) -> Cow<'static, str> { "Look a user up.".into() }
+    /// #     async fn call(&self, _: LookUpArgs, _: &ToolContext) -> Result<String, ToolError> { Ok("ok".into()) }
+    /// # }
+    /// # impl agents_kt::ToolArguments for LookUpArgs { type Tool = LookUp; }
+    /// use agents_kt::{Agent, Decision, ScriptedModel};
+    /// fn only_own_record(args: &LookUpArgs, record: &String) -> Decision<String, String> {
+    ///     if args.user == "me" { Decision::Proceed } else { Decision::ProceedWith("[redacted]".into()) }
+    /// }
+    /// fn no_secrets(record: &String) -> Decision<String, String> {
+    ///     if record.contains("secret") { Decision::deny("withheld") } else { Decision::Proceed }
+    /// }
+    /// let agent = Agent::<String, String>::builder("desk")
+    ///     .model(ScriptedModel::new([]))
+    ///     .tool(LookUp)
+    ///     .after_tool_call(only_own_record)
+    ///     .after_tool_call::<LookUp, _>(no_secrets)
+    ///     .build();
+    /// assert!(agent.is_ok());
+    /// ```
     pub fn after_tool_call<T: Tool, M>(
         mut self,
         interceptor: impl IntoAfterToolInterceptor<T, M>,

@@ -1,6 +1,7 @@
 //! Tools: the [`Tool`] trait, the context a tool runs in, and how a tool call is dispatched
 //! through its interceptor chain.
 
+mod after_over_call;
 mod call_future;
 pub(crate) mod chains;
 pub(crate) mod content;

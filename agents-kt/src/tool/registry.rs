@@ -194,6 +194,8 @@ pub(crate) fn push_link<T: Tool>(
                 .ok_or_else(mismatch)?;
             let link = TypedLink(Arc::clone(&typed.inner));
             chains.after.push(named_after::<T>(link, entry, owner));
+            // It reads the arguments the call ran with: keep them as JSON.
+            chains.json_output |= typed.reads_args;
         }
         (ToolLink::Dynamic(dynamic), ToolStage::After) => {
             let link = JsonLink::new(Arc::clone(dynamic), Viewing::Result, Arc::from(tool));

@@ -268,13 +268,16 @@ impl<T: Tool> ToolGate<T> {
 }
 
 /// What [`AgentBuilder::after_tool_call`](crate::AgentBuilder::after_tool_call) accepts for tool
-/// `T`: a function (or closure) over `&T::Output` — such as one marked `#[after_tool_call(tool)]`
-/// — optionally with a trailing `&InterceptContext`, returning `Decision<Output, Output>`; or an
-/// `impl Interceptor<Output, Output>`. The output type does not say which tool it belongs to, so
-/// name the tool: `.after_tool_call::<GetWeather, _>(redact)`.
+/// `T`, each returning `Decision<Output, Output>` (optionally with a trailing
+/// `&InterceptContext`):
+/// - a function (or closure) over the call's arguments and its output, `(&T::Args,
+///   &T::Output)`: the arguments name the tool, so it is inferred, as for `before_tool_call`;
+/// - a function over `&T::Output` alone — such as one marked `#[after_tool_call(tool)]` — or an
+///   `impl Interceptor<Output, Output>`: an output type does not say which tool it belongs to,
+///   so name the tool: `.after_tool_call::<GetWeather, _>(redact)`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an after-tool interceptor for tool `{T}`",
-    label = "expected a function `fn(&<Tool>Output) -> Decision<<Tool>Output, <Tool>Output>` (optionally with a trailing `&InterceptContext`), or an `impl Interceptor<Output, Output>`"
+    label = "expected a function `fn(&<Tool>Args, &<Tool>Output) -> Decision<<Tool>Output, <Tool>Output>`, or `fn(&<Tool>Output) -> …` with the tool named (`.after_tool_call::<Tool, _>(f)`), each optionally with a trailing `&InterceptContext`; or an `impl Interceptor<Output, Output>`"
 )]
 pub trait IntoAfterToolInterceptor<T: Tool, M> {
     /// The interceptor and its name.
@@ -286,10 +289,17 @@ pub trait IntoAfterToolInterceptor<T: Tool, M> {
 pub struct ToolInterceptorOf<X> {
     pub(crate) inner: Arc<dyn Interceptor<X, X>>,
     pub(crate) name: Option<&'static str>,
+    /// Whether it reads the arguments the call ran with (an interceptor over `(&Args,
+    /// &Output)`): they are then kept as JSON for it.
+    pub(crate) reads_args: bool,
 }
 
+/// Marker for an after-tool interceptor over the output alone.
+#[doc(hidden)]
+pub struct OverOutput<M>(std::marker::PhantomData<M>);
+
 #[diagnostic::do_not_recommend]
-impl<T, F, M> IntoAfterToolInterceptor<T, M> for F
+impl<T, F, M> IntoAfterToolInterceptor<T, OverOutput<M>> for F
 where
     T: Tool,
     F: IntoInterceptor<T::Output, T::Output, T::Output, M>,
@@ -298,6 +308,7 @@ where
         ToolInterceptorOf {
             name: name_of::<F>(),
             inner: self.into_interceptor(),
+            reads_args: false,
         }
     }
 }
