@@ -172,18 +172,18 @@ where
             .await
             .ok_or_else(|| ErrorData::internal_error("the server is shutting down", None))?;
         let arguments = Value::Object(request.arguments.unwrap_or_default());
+        // Each branch's future is boxed: held inline, a skill's whole run (and a tool call's
+        // chain) made this future tens of kilobytes, copied by every layer that moves it — rmcp's
+        // task spawn and axum's middleware — on every call (BENCHMARKS.md, MCP under load).
         if exposed_tool {
-            let answer = match self
-                .exposed
-                .agent
-                .call_tool_for(
-                    &client.name,
-                    &name,
-                    arguments.to_string(),
-                    progress.map(|progress| Arc::new(progress) as _),
-                    &self.exposed.above,
-                )
-                .await
+            let answer = match Box::pin(self.exposed.agent.call_tool_for(
+                &client.name,
+                &name,
+                arguments.to_string(),
+                progress.map(|progress| Arc::new(progress) as _),
+                &self.exposed.above,
+            ))
+            .await
             {
                 Ok(answer) => answer,
                 // A run-ending error (a tool past its timeout): the caller reads why.
@@ -191,17 +191,14 @@ where
             };
             return Ok(answer_result(answer));
         }
-        let skill = self
-            .exposed
-            .agent
-            .call_skill_for(
-                &client.name,
-                &name,
-                arguments,
-                &self.exposed.above,
-                |arguments| self.skill_input().read(arguments),
-            )
-            .await;
+        let skill = Box::pin(self.exposed.agent.call_skill_for(
+            &client.name,
+            &name,
+            arguments,
+            &self.exposed.above,
+            |arguments| self.skill_input().read(arguments),
+        ))
+        .await;
         Ok(match skill {
             Ok(SkillCall::Output(output)) => output_result(&name, &output),
             // Denied or substituted by the tool chain: answered like a tool call.

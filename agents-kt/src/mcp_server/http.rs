@@ -115,7 +115,9 @@ where
             .nest_service("/mcp", service)
             .layer(middleware::from_fn(move |request: Request, next: Next| {
                 let guard = Arc::clone(&guard);
-                async move { guard.admit(request, next).await }
+                // Boxed: the admission future holds the whole service's, which axum's layers
+                // would otherwise copy as they move it.
+                Box::pin(async move { guard.admit(request, next).await })
             }));
         let listener = TcpListener::bind(address)
             .await
