@@ -262,16 +262,6 @@ impl<IN, OUT> fmt::Debug for Agent<IN, OUT> {
     }
 }
 
-impl<IN, OUT> Agent<IN, OUT> {
-    /// Start configuring an agent called `name`.
-    // Not bounded: the agent's types are checked once, at `build`, so a type that is not an
-    // agent's output is one error in `AgentOutput`'s words, not "the method exists but its trait
-    // bounds were not satisfied" at every builder call.
-    pub fn builder(name: impl Into<String>) -> AgentBuilder<IN, OUT> {
-        AgentBuilder::new(name.into())
-    }
-}
-
 impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
     /// The agent's name.
     pub fn name(&self) -> &str {
