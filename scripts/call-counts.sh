@@ -41,7 +41,7 @@ per_call() { # PATH LOW HIGH [LABEL]
   printf '%-34s %14s\n' "${4:-$1}" "$(( (b - a) / ($3 - $2) ))"
 }
 for path in direct typed_0 typed_8 typed_8_compile_time json_8 json_8_compile_time \
-  loop_50_turns loop_50_turns_json_interceptor depth2_gates_on_child depth2_gates_inherited \
+  loop_50_turns loop_50_turns_json_interceptor loop_50_turns_session depth2_gates_on_child depth2_gates_inherited \
   one_turn one_turn_remembered child_by_tool child_by_sub_agent; do
   case "$path" in
     loop_*) per_call "$path" 4 12 ;;

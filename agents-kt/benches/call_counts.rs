@@ -23,7 +23,7 @@ use calls_the_child::CallsTheChild;
 use weather::{GetWeather, TURNS, WeatherArgs, check, interceptors, loop_script};
 
 /// Every path this driver can count, in the order `scripts/call-counts.sh` reports them.
-const PATHS: [&str; 16] = [
+const PATHS: [&str; 17] = [
     "direct",
     "typed_0",
     "typed_8",
@@ -32,6 +32,7 @@ const PATHS: [&str; 16] = [
     "json_8_compile_time",
     "loop_50_turns",
     "loop_50_turns_json_interceptor",
+    "loop_50_turns_session",
     "depth2_gates_on_child",
     "depth2_gates_inherited",
     "turns",
@@ -326,6 +327,19 @@ fn main() {
             let planner = planner(path == "child_by_sub_agent", calls);
             let output = runtime.block_on(planner.run("plan".into()));
             black_box(succeeded(output));
+        }
+        "loop_50_turns_session" => {
+            // The same loop on the session path: streamed turns, every event read.
+            for _ in 0..calls {
+                let agent = agent(false);
+                let output = runtime.block_on(async {
+                    let mut session = agent.session("weather".into());
+                    let events = futures::StreamExt::count(session.events()).await;
+                    black_box(events);
+                    session.await
+                });
+                black_box(succeeded(output));
+            }
         }
         loop_path => {
             let json_interceptor = loop_path == "loop_50_turns_json_interceptor";

@@ -172,7 +172,6 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         if self.core.capture_content {
             trace::tool_content(&tracing::Span::current(), &args, &text);
         }
-        let mut output = None;
         match &outcome {
             ToolOutcome::Rejected { .. } => {
                 self.publish(|ids| PipelineEvent::tool_rejected(ids, call_id, tool, text.clone()));
@@ -191,7 +190,6 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                     let result = json.value().into_owned();
                     PipelineEvent::tool_used(ids, call_id, tool, args.clone(), result, *substituted)
                 });
-                output = json.value.clone();
             }
             ToolOutcome::Denied { reason } => {
                 for observer in &observers.tool_denied {
@@ -218,20 +216,30 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                 });
             }
         }
+        let used = match outcome {
+            ToolOutcome::Used { output, .. } => Some(output),
+            _ => None,
+        };
+        // The output's JSON is copied only for a caller that keeps it (MCP's structured
+        // content); the session's event takes it by move.
+        let output = match (&used, structured) {
+            (Some(json), true) => json.value.clone(),
+            _ => None,
+        };
         self.emit(|| {
-            let result = match &output {
-                Some(value) if !is_error => value.clone(),
-                _ => match outcome {
-                    ToolOutcome::Used { output: json, .. } => json.value().into_owned(),
-                    _ => Value::String(text.clone()),
+            let result = match used {
+                Some(json) => match json.value {
+                    Some(value) => value,
+                    None => json.value().into_owned(),
                 },
+                None => Value::String(text.clone()),
             };
             AgentEvent::tool_call_finished(call_id, tool, args, result, is_error)
         });
         Answer {
             text,
             is_error,
-            output: if structured { output } else { None },
+            output,
         }
     }
 }
