@@ -40,6 +40,18 @@ fn weather_then(answer: &str) -> ScriptedModel {
     ])
 }
 
+/// A planner on `model` whose one tool is `research` (a child's `as_tool`).
+fn planner_over(
+    model: &ScriptedModel,
+    research: impl agents_kt::SubAgentTool,
+) -> Agent<String, String> {
+    Agent::<String, String>::builder("planner")
+        .model(model.clone())
+        .sub_agent(research)
+        .build()
+        .unwrap()
+}
+
 fn planner_calling(tool: &str, args: Value, answer: &str) -> ScriptedModel {
     ScriptedModel::new([Reply::tool_call(tool, args), Reply::text(answer)])
 }
@@ -91,11 +103,7 @@ async fn the_childs_own_interceptor_denies_its_tool_and_the_parent_model_reads_t
             .build()
             .unwrap();
         let parent_model = planner_calling("research", json!({"input": "tides"}), "done");
-        let parent = Agent::<String, String>::builder("planner")
-            .model(parent_model.clone())
-            .sub_agent(child.as_tool("research", "Finds sources."))
-            .build()
-            .unwrap();
+        let parent = planner_over(&parent_model, child.as_tool("research", "Finds sources."));
         let (output, _) = drive(&parent, "plan", path).await;
         assert_eq!(output.unwrap(), "done");
         assert!(
@@ -548,11 +556,7 @@ async fn a_journaled_parent_records_the_childs_steps_inside_its_own_and_a_replay
     let child_model = weather_then("sunny");
     let child = researcher(&child_model, &weather).build().unwrap();
     let parent_model = planner_calling("research", json!({"input": "tides"}), "done");
-    let parent = Agent::<String, String>::builder("planner")
-        .model(parent_model.clone())
-        .sub_agent(child.as_tool("research", "Finds sources."))
-        .build()
-        .unwrap();
+    let parent = planner_over(&parent_model, child.as_tool("research", "Finds sources."));
     let journal = Arc::new(MemoryJournal::new("durable-1"));
     let output = parent
         .run_journaled("plan".into(), Extensions::new(), journal.clone())
@@ -660,11 +664,7 @@ async fn a_string_sub_agent_reads_its_input_from_the_input_field_and_refuses_oth
             .build()
             .unwrap();
         let parent_model = planner_calling("research", args.clone(), "planned");
-        let parent = Agent::<String, String>::builder("planner")
-            .model(parent_model.clone())
-            .sub_agent(child.as_tool("research", "Finds sources."))
-            .build()
-            .unwrap();
+        let parent = planner_over(&parent_model, child.as_tool("research", "Finds sources."));
         assert_eq!(parent.run("plan".into()).await.unwrap(), "planned");
         let told = last_message(&parent_model, 1);
         if runs {
@@ -688,11 +688,7 @@ async fn an_object_sub_agent_reads_its_input_as_the_arguments_themselves() {
         .build()
         .unwrap();
     let parent_model = planner_calling("research", json!({"topic": "tides"}), "planned");
-    let parent = Agent::<String, String>::builder("planner")
-        .model(parent_model.clone())
-        .sub_agent(child.as_tool("research", "Finds sources."))
-        .build()
-        .unwrap();
+    let parent = planner_over(&parent_model, child.as_tool("research", "Finds sources."));
     assert_eq!(parent.run("plan".into()).await.unwrap(), "planned");
     assert_eq!(last_message(&parent_model, 1), "three sources");
     assert!(
