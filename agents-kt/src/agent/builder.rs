@@ -195,8 +195,9 @@ impl<IN, OUT> AgentBuilder<IN, OUT> {
     }
 
     /// Register a tool.
-    pub fn tool<T: Tool>(self, tool: T) -> Self {
-        self.tool_with_chain(tool, crate::ToolChain::<T>::new())
+    pub fn tool<T: Tool>(mut self, tool: T) -> Self {
+        self.tools.push(register::tool(tool));
+        self
     }
 
     /// Register a tool with interceptors, gates and after-interceptors fixed at compile time

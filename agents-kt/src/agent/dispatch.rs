@@ -2,6 +2,7 @@
 //! chain) and a code skill's (budget → guard → tool → after chain), reported through the one
 //! report path.
 
+use std::any::TypeId;
 use std::sync::Arc;
 
 use futures::StreamExt;
@@ -18,6 +19,7 @@ use crate::tool::record::{
     CallRecord, CallResult, CallSetup, Journaled, JsonOutput, Report, ToolFailure,
 };
 use crate::tool::runtime::{Arguments, ErasedTool, ToolRuntime, parse_or_text};
+use crate::tool::shared::{SharedArgs, SharedTool};
 use crate::{AgentError, BudgetLimit, InterceptionPoint, Message, Tool, ToolCall, ToolContext};
 
 impl<OUT: Clone + Send + 'static> Run<OUT> {
@@ -122,12 +124,35 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             tool: T::NAME.to_string(),
         };
         let tool = self.core.tool(T::NAME).ok_or_else(unknown)?;
+        if let Some(runtime) = tool.as_any().downcast_ref::<ToolRuntime<T>>() {
+            return self.call_runtime(runtime, args).await;
+        }
+        // A tool without compile-time links runs in the shared runtime: its own values, boxed.
         let runtime = tool
             .as_any()
-            .downcast_ref::<ToolRuntime<T>>()
+            .downcast_ref::<ToolRuntime<SharedTool>>()
+            .filter(|runtime| runtime.key().readers.tool_type == TypeId::of::<T>())
             .ok_or_else(unknown)?;
+        let output = self
+            .call_runtime(runtime, SharedArgs::of::<T>(args))
+            .await?;
+        output
+            .take::<T::Output>()
+            .ok_or_else(|| AgentError::ToolFailed {
+                tool: T::NAME.to_string(),
+                error: "the tool's output is of another type (a bug in agents-kt)".to_string(),
+            })
+    }
+
+    /// A typed call through `runtime`, as a code skill makes it.
+    async fn call_runtime<T: Tool>(
+        self: &Arc<Self>,
+        runtime: &ToolRuntime<T>,
+        args: T::Args,
+    ) -> Result<T::Output, AgentError> {
+        let name = runtime.name();
         let call_id = self.next_call_id();
-        let span = super::trace::execute_tool(T::NAME, &call_id, self.client());
+        let span = super::trace::execute_tool(name, &call_id, self.client());
         async {
             self.spend(BudgetTracker::begin_tool_call)?;
             let tool_ctx = self.tool_context(&call_id);
@@ -136,13 +161,13 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                 args: report,
                 output: report,
             };
-            let setup = self.call_setup(&tool_ctx, T::NAME, &call_id, listened);
+            let setup = self.call_setup(&tool_ctx, name, &call_id, listened);
             let record = runtime.call(args, None, &setup).await;
             let (record, output) = record.into_json(report);
             let (refusal, failure) = refusal_or_failure(&record.result);
             let args = record.args.clone();
-            self.finish_call(&call_id, T::NAME, record, || args, false)?;
-            code_skill_result(T::NAME, output, refusal, failure)
+            self.finish_call(&call_id, name, record, || args, false)?;
+            code_skill_result(name, output, refusal, failure)
         }
         .instrument(span)
         .await

@@ -5,9 +5,9 @@
 use std::sync::Arc;
 
 use super::{Bound, McpToolset, RemoteCall};
-use crate::tool::register::{PendingTool, Registration};
+use crate::tool::register::{self, PendingTool, Registration};
 use crate::tool::registry::{self, ToolEntry};
-use crate::tool::runtime::{ErasedTool, ToolRuntime};
+use crate::tool::runtime::ErasedTool;
 use crate::{BuildError, RemoteBinding, RemoteToolBinding, ToolSpec};
 
 impl McpToolset {
@@ -51,9 +51,7 @@ impl McpToolset {
                     }),
                     None => Box::new(move |entries: &[ToolEntry]| {
                         let spec = registry::spec(&name, description, (*schema).clone(), None)?;
-                        let chains = registry::chains_for::<RemoteCall>(entries, &name)?;
-                        Ok(Arc::new(ToolRuntime::named(name, call, spec, chains))
-                            as Arc<dyn ErasedTool>)
+                        register::named_runtime(name, call, spec, entries)
                     }),
                 };
                 Ok(Registration {
@@ -74,6 +72,5 @@ pub(super) fn bound<B: RemoteToolBinding>(
     spec: ToolSpec,
     entries: &[ToolEntry],
 ) -> Result<Arc<dyn ErasedTool>, BuildError> {
-    let chains = registry::chains_for::<B>(entries, &name)?;
-    Ok(Arc::new(ToolRuntime::named(name, B::bind(remote), spec, chains)) as Arc<dyn ErasedTool>)
+    register::named_runtime(name, B::bind(remote), spec, entries)
 }

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::Tool;
 use super::chains::ToolChains;
-use super::registry::{ToolEntry, any_tool_links, push_link};
+use super::registry::{ToolEntry, ToolKey, any_tool_links, push_link};
 use crate::chain::interceptor::name_of;
 use crate::chain::{GateOwner, Link};
 use crate::{Decision, Gate, InterceptContext, Intercepted, Interceptor, IntoGate, Message};
@@ -156,14 +156,15 @@ impl<OUT: 'static> Inherited<OUT> {
 }
 
 impl<'a> InheritedFor<'a> {
-    /// The inherited links of tool `T`, named `name`, as its chains: joined at the first call,
+    /// The inherited links of `tool` (run as `T`), as its chains: joined at the first call,
     /// read back after. A typed link of an ancestor for a tool of this name but another Rust
     /// type cannot judge it, so it denies the call rather than let it through unjudged (fail
     /// closed); so does a slot that holds another tool's chains (a bug, said so).
-    pub(crate) fn chains<T: Tool>(self, name: &str) -> Result<&'a ToolChains<T>, String> {
+    pub(crate) fn chains<T: Tool>(self, tool: ToolKey<'_, T>) -> Result<&'a ToolChains<T>, String> {
         let tools = self.tools;
+        let name = tool.name;
         let slot = tools.slots.get(self.index);
-        let chains = slot.map(|slot| slot.get_or_init(|| Box::new(tools.join::<T>(name))));
+        let chains = slot.map(|slot| slot.get_or_init(|| Box::new(tools.join(tool))));
         chains
             .and_then(|chains| chains.downcast_ref::<ToolChains<T>>())
             .ok_or_else(|| {
@@ -176,11 +177,11 @@ impl<'a> InheritedFor<'a> {
 
 impl InheritedTools {
     /// Every ancestor's tool links for tool `T`, nearest ancestor first.
-    fn join<T: Tool>(&self, name: &str) -> ToolChains<T> {
-        let mut chains = ToolChains::<T>::default();
+    fn join<T: Tool>(&self, tool: ToolKey<'_, T>) -> ToolChains<T> {
+        let (mut chains, name) = (ToolChains::<T>::default(), tool.name);
         for ancestor in &self.ancestors {
             for entry in &ancestor.links.tools {
-                if push_link(&mut chains, entry, name, Some(&ancestor.owner)).is_err() {
+                if push_link(&mut chains, entry, tool, Some(&ancestor.owner)).is_err() {
                     let reason = format!(
                         "a gate of agent '{}' is for another tool named '{name}' (a different Rust type), so it cannot judge this one",
                         ancestor.owner.agent

@@ -9,10 +9,13 @@ pub(crate) mod context;
 mod dynamic;
 pub(crate) mod inherited;
 mod journaled;
+mod readers;
 pub(crate) mod record;
 pub(crate) mod register;
 pub(crate) mod registry;
 pub(crate) mod runtime;
+pub(crate) mod shared;
+mod shared_links;
 mod static_chain;
 mod target;
 mod typed_interceptor;
@@ -107,6 +110,17 @@ pub trait Tool: Send + Sync + 'static {
     #[doc(hidden)]
     fn manifest_source(&self) -> Option<serde_json::Value> {
         None
+    }
+
+    /// How the runtime reads this tool's values from JSON: serde's way. Only the shared runtime
+    /// of tools without compile-time links (whose one type stands for many tools' values) reads
+    /// otherwise. Not for hand-written tools.
+    #[doc(hidden)]
+    fn __readers(&self) -> readers::Readers<Self>
+    where
+        Self: Sized,
+    {
+        readers::Readers::serde()
     }
 
     /// Run the tool.

@@ -14,6 +14,7 @@ use serde_json::Value;
 use super::ToolContext;
 use super::content::{self, ToolContent};
 use super::inherited::InheritedFor;
+use super::shared::SharedOutput;
 use crate::approval::RunApprovals;
 use crate::chain::{ChainDecision, GuardOptions};
 use crate::journal::Journal;
@@ -151,6 +152,11 @@ impl JsonOutput {
         value: bool,
     ) -> Result<Self, serde_json::Error> {
         let any: &dyn Any = output;
+        // The shared runtime's output is the tool's own, boxed: look at that.
+        let any = match any.downcast_ref::<SharedOutput>() {
+            Some(shared) => shared.as_any(),
+            None => any,
+        };
         if let Some(text) = any.downcast_ref::<String>() {
             let value = value.then(|| Value::String(text.clone()));
             return Ok(JsonOutput {

@@ -7,10 +7,11 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::Tool;
-use super::registry::{ToolEntry, chains_for, spec, spec_of};
+use super::registry::{ToolEntry, ToolKey, chains_for, spec, spec_of};
 use super::runtime::{ErasedTool, ToolRuntime};
+use super::shared::SharedTool;
 use super::static_chain::BoxedChain;
-use crate::BuildError;
+use crate::{BuildError, ToolSpec};
 
 /// Builds a tool's runtime once every interceptor is known.
 pub(crate) type PendingTool =
@@ -24,20 +25,38 @@ pub(crate) struct Registration {
     pub pending: PendingTool,
 }
 
+/// A Rust tool without links fixed at compile time: run by the runtime every such tool shares
+/// (`shared.rs`), so the typed pipeline is not compiled for it. A tool that runs an agent keeps
+/// its own (its body is timed and journaled differently).
+pub(crate) fn tool<T: Tool>(tool: T) -> Registration {
+    if T::RUNS_AGENT {
+        return rust_tool(tool, BoxedChain::empty());
+    }
+    let pending: PendingTool = Box::new(move |entries: &[ToolEntry]| {
+        let spec = spec_of(&tool)?;
+        named_runtime(Arc::from(T::NAME), SharedTool::of(tool), spec, entries)
+    });
+    registration::<T>(pending)
+}
+
 /// A Rust tool with the links fixed at compile time (`ToolChain`): those run first, then the
 /// builder's, in registration order.
 pub(crate) fn rust_tool<T: Tool>(tool: T, statics: BoxedChain<T>) -> Registration {
     let pending: PendingTool = Box::new(move |entries: &[ToolEntry]| {
         let spec = spec_of(&tool)?;
-        let chains = chains_for::<T>(entries, T::NAME)?;
-        Ok(Arc::new(ToolRuntime::chained(
-            Arc::from(T::NAME),
-            tool,
-            spec,
-            statics,
-            chains,
-        )) as Arc<dyn ErasedTool>)
+        let key = ToolKey {
+            name: T::NAME,
+            readers: tool.__readers(),
+        };
+        let chains = chains_for(entries, key)?;
+        let name = Arc::from(T::NAME);
+        let runtime = ToolRuntime::chained(name, tool, spec, statics, chains);
+        Ok(Arc::new(runtime) as Arc<dyn ErasedTool>)
     });
+    registration::<T>(pending)
+}
+
+fn registration<T: Tool>(pending: PendingTool) -> Registration {
     Registration {
         name: Arc::from(T::NAME),
         source: format!("the Rust tool `{}`", std::any::type_name::<T>()),
@@ -52,7 +71,67 @@ pub(crate) fn runtime_tool<T: Tool>(name: Arc<str>, tool: T) -> PendingTool {
         let parameters = serde_json::to_value(schemars::schema_for!(T::Args))
             .unwrap_or_else(|_| Value::Object(Default::default()));
         let spec = spec(&name, tool.description().into_owned(), parameters, None)?;
-        let chains = chains_for::<T>(entries, &name)?;
-        Ok(Arc::new(ToolRuntime::named(name, tool, spec, chains)) as Arc<dyn ErasedTool>)
+        named_runtime(name, tool, spec, entries)
     })
+}
+
+/// The runtime of `tool`, called `name`, with its links from `entries`.
+pub(crate) fn named_runtime<T: Tool>(
+    name: Arc<str>,
+    tool: T,
+    spec: ToolSpec,
+    entries: &[ToolEntry],
+) -> Result<Arc<dyn ErasedTool>, BuildError> {
+    let key = ToolKey {
+        name: &name,
+        readers: tool.__readers(),
+    };
+    let chains = chains_for(entries, key)?;
+    Ok(Arc::new(ToolRuntime::named(name, tool, spec, chains)))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use super::*;
+    use crate::tool::shared::SharedTool;
+    use crate::{IntoToolChain, ToolChain, ToolContext, ToolError};
+
+    #[derive(Clone, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+    struct EchoArgs {
+        text: String,
+    }
+
+    struct Echo;
+
+    impl Tool for Echo {
+        const NAME: &'static str = "echo";
+        type Args = EchoArgs;
+        type Output = String;
+        fn description(&self) -> Cow<'static, str> {
+            "Echoes.".into()
+        }
+        async fn call(&self, args: EchoArgs, _: &ToolContext) -> Result<String, ToolError> {
+            Ok(args.text)
+        }
+    }
+
+    fn built(registration: Registration) -> Arc<dyn ErasedTool> {
+        (registration.pending)(&[]).unwrap_or_else(|error| panic!("builds: {error}"))
+    }
+
+    #[test]
+    fn a_tool_without_compile_time_links_runs_in_the_shared_runtime() {
+        let runtime = built(tool(Echo));
+        assert!(runtime.as_any().is::<ToolRuntime<SharedTool>>());
+        assert_eq!(runtime.spec().name, "echo");
+        assert!(runtime.spec().parameters["properties"]["text"].is_object());
+    }
+
+    #[test]
+    fn a_tool_with_a_compile_time_chain_keeps_its_typed_runtime() {
+        let runtime = built(rust_tool(Echo, ToolChain::<Echo>::new().into_guard()));
+        assert!(runtime.as_any().is::<ToolRuntime<Echo>>());
+    }
 }

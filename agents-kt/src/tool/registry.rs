@@ -4,15 +4,17 @@
 //! for them); the same joining serves the links a sub-agent's run inherits (`inherited.rs`).
 //! Nothing here knows an agent or a runtime.
 
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::sync::Arc;
 
 use serde_json::Value;
 
 use super::Tool;
 use super::chains::ToolChains;
+use super::readers::Readers;
+use super::shared_links;
 use super::typed_interceptor::{ToolGate, ToolInterceptor, ToolInterceptorOf};
-use super::view::{CallGate, JsonLink, TypedLink, Viewed, Viewing};
+use super::view::{CallGate, JsonLink, TypedLink, Viewing};
 use crate::chain::gate::GateInChain;
 use crate::chain::{GateOwner, Link};
 use crate::{BuildError, Gate, Interceptor, ToolSpec};
@@ -38,8 +40,13 @@ pub(crate) struct ToolEntry {
 #[derive(Clone)]
 enum ToolLink {
     /// A `ToolInterceptor<T>`, `ToolGate<T>` or `ToolInterceptorOf<T::Output>`, by stage
-    /// (shared: the agents below inherit it).
-    Typed(Arc<dyn Any + Send + Sync>),
+    /// (shared: the agents below inherit it) — as itself, for the typed runtime of `T`, and over
+    /// the shared runtime's values (`shared_links.rs`), for `T` run by that runtime.
+    Typed {
+        tool_type: TypeId,
+        typed: Arc<dyn Any + Send + Sync>,
+        shared: Arc<dyn Any + Send + Sync>,
+    },
     Dynamic(Arc<dyn Interceptor<Value, Value>>),
     DynamicGate(Arc<dyn Gate<Value>>),
     /// A gate of every tool over the call, not its arguments (grants, constraints).
@@ -50,27 +57,36 @@ impl ToolEntry {
     /// A typed before-tool interceptor of `T`.
     pub(crate) fn before<T: Tool>(interceptor: ToolInterceptor<T>) -> Self {
         let name = interceptor.name.map(Arc::from);
-        ToolEntry::typed::<T>(ToolStage::Before, Arc::new(interceptor), name)
+        let shared = Arc::new(shared_links::before(&interceptor));
+        ToolEntry::typed::<T>(ToolStage::Before, Arc::new(interceptor), shared, name)
     }
 
     /// A typed gate of `T`.
     pub(crate) fn gate<T: Tool>(gate: ToolGate<T>) -> Self {
         let name = gate.name.map(Arc::from);
-        ToolEntry::typed::<T>(ToolStage::Gate, Arc::new(gate), name)
+        let shared = Arc::new(shared_links::gate(&gate));
+        ToolEntry::typed::<T>(ToolStage::Gate, Arc::new(gate), shared, name)
     }
 
     /// A typed after-tool interceptor of `T`.
     pub(crate) fn after<T: Tool>(interceptor: ToolInterceptorOf<T::Output>) -> Self {
         let name = interceptor.name.map(Arc::from);
-        ToolEntry::typed::<T>(ToolStage::After, Arc::new(interceptor), name)
+        let shared = Arc::new(shared_links::after::<T>(&interceptor));
+        ToolEntry::typed::<T>(ToolStage::After, Arc::new(interceptor), shared, name)
     }
 
     fn typed<T: Tool>(
         stage: ToolStage,
-        link: Arc<dyn Any + Send + Sync>,
+        typed: Arc<dyn Any + Send + Sync>,
+        shared: Arc<dyn Any + Send + Sync>,
         name: Option<Arc<str>>,
     ) -> Self {
-        ToolEntry::of(stage, Some(T::NAME), ToolLink::Typed(link), name)
+        let link = ToolLink::Typed {
+            tool_type: TypeId::of::<T>(),
+            typed,
+            shared,
+        };
+        ToolEntry::of(stage, Some(T::NAME), link, name)
     }
 
     /// A before-tool interceptor of every tool, over JSON.
@@ -141,7 +157,7 @@ impl ToolEntry {
 /// the chain's [`Viewed`](super::view::Viewed) values.
 pub(crate) fn chains_for<T: Tool>(
     entries: &[ToolEntry],
-    tool: &str,
+    tool: ToolKey<'_, T>,
 ) -> Result<ToolChains<T>, BuildError> {
     let mut chains = ToolChains::<T>::default();
     for entry in entries {
@@ -150,85 +166,134 @@ pub(crate) fn chains_for<T: Tool>(
     Ok(chains)
 }
 
-/// Add `entry` to tool `T`'s chains (named `tool`) when it is for that tool, as the link of
-/// `owner` (an ancestor) when one is given. An error when a typed link for a tool of that name
-/// is for another tool type.
+/// Which tool a chain is for: the name the model calls it by, and how its values are read —
+/// with the Rust type of the tool, run as `T` (itself, or the shared runtime's tool).
+pub(crate) struct ToolKey<'a, T: Tool> {
+    pub name: &'a str,
+    pub readers: Readers<T>,
+}
+
+impl<T: Tool> Clone for ToolKey<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: Tool> Copy for ToolKey<'_, T> {}
+
+/// Add `entry` to `tool`'s chains when it is for that tool, as the link of `owner` (an
+/// ancestor) when one is given. An error when a typed link for a tool of that name is for
+/// another tool type.
 pub(crate) fn push_link<T: Tool>(
     chains: &mut ToolChains<T>,
     entry: &ToolEntry,
-    tool: &str,
+    tool: ToolKey<'_, T>,
     owner: Option<&Arc<GateOwner>>,
 ) -> Result<(), BuildError> {
-    if entry.tool.is_some_and(|typed_for| typed_for != tool) {
+    if entry.tool.is_some_and(|typed_for| typed_for != tool.name) {
         return Ok(());
     }
     let mismatch = || BuildError::InterceptorToolMismatch {
-        tool: tool.to_string(),
+        tool: tool.name.to_string(),
     };
-    let named = |link: Link<_, _>| {
-        let link = link.maybe_named(entry.name.clone());
-        match owner {
-            Some(owner) => link.owned_by(Arc::clone(owner)),
-            None => link,
+    let (args, output) = (tool.readers.args_from_link, tool.readers.output_from_link);
+    match &entry.link {
+        ToolLink::Typed {
+            tool_type: link_type,
+            typed,
+            shared,
+        } => {
+            if *link_type != tool.readers.tool_type {
+                return Err(mismatch());
+            }
+            // The form this runtime runs: the tool's own, or over the shared runtime's values.
+            let form = if TypeId::of::<T>() == *link_type {
+                typed
+            } else {
+                shared
+            };
+            push_typed(chains, form, entry, owner).ok_or_else(mismatch)?;
         }
-    };
-    match (&entry.link, entry.stage) {
-        (ToolLink::Typed(typed), ToolStage::Before) => {
-            let typed = typed
-                .downcast_ref::<ToolInterceptor<T>>()
-                .ok_or_else(mismatch)?;
-            let link = TypedLink(Arc::clone(&typed.inner));
-            chains.before.push(named(Link::new(Arc::new(link))));
-        }
-        (ToolLink::Typed(typed), ToolStage::Gate) => {
-            let typed = typed.downcast_ref::<ToolGate<T>>().ok_or_else(mismatch)?;
-            let gate: Arc<dyn Interceptor<T::Args, T::Output>> =
-                Arc::new(GateInChain(Arc::clone(&typed.inner)));
+        ToolLink::Dynamic(dynamic) if entry.stage == ToolStage::After => {
+            let what = (Viewing::Result, Arc::from(tool.name));
+            let link = JsonLink::new(Arc::clone(dynamic), what, output, output);
             chains
-                .gates
-                .push(named(Link::new(Arc::new(TypedLink(gate)))));
-        }
-        (ToolLink::Typed(typed), ToolStage::After) => {
-            let typed = typed
-                .downcast_ref::<ToolInterceptorOf<T::Output>>()
-                .ok_or_else(mismatch)?;
-            let link = TypedLink(Arc::clone(&typed.inner));
-            chains.after.push(named_after::<T>(link, entry, owner));
-            // It reads the arguments the call ran with: keep them as JSON.
-            chains.json_output |= typed.reads_args;
-        }
-        (ToolLink::Dynamic(dynamic), ToolStage::After) => {
-            let link = JsonLink::new(Arc::clone(dynamic), Viewing::Result, Arc::from(tool));
-            chains.after.push(named_after::<T>(link, entry, owner));
+                .after
+                .push(owned(Link::new(Arc::new(link)), entry, owner));
             chains.json_output = true;
         }
-        (ToolLink::Dynamic(dynamic), _) => {
-            let link = JsonLink::new(Arc::clone(dynamic), Viewing::Arguments, Arc::from(tool));
-            chains.before.push(named(Link::new(Arc::new(link))));
+        ToolLink::Dynamic(dynamic) => {
+            let what = (Viewing::Arguments, Arc::from(tool.name));
+            let link = JsonLink::new(Arc::clone(dynamic), what, args, output);
+            chains
+                .before
+                .push(owned(Link::new(Arc::new(link)), entry, owner));
             chains.json_args = true;
         }
-        (ToolLink::DynamicGate(gate), _) => {
+        ToolLink::DynamicGate(gate) => {
             let gate: Arc<dyn Interceptor<Value, Value>> = Arc::new(GateInChain(Arc::clone(gate)));
-            let link = JsonLink::new(gate, Viewing::Arguments, Arc::from(tool));
-            chains.gates.push(named(Link::new(Arc::new(link))));
+            let what = (Viewing::Arguments, Arc::from(tool.name));
+            let link = JsonLink::new(gate, what, args, output);
+            chains
+                .gates
+                .push(owned(Link::new(Arc::new(link)), entry, owner));
             chains.json_args = true;
         }
-        (ToolLink::CallGate(gate), _) => {
+        ToolLink::CallGate(gate) => {
             let link = CallGate(Arc::clone(gate));
-            chains.gates.push(named(Link::new(Arc::new(link))));
+            chains
+                .gates
+                .push(owned(Link::new(Arc::new(link)), entry, owner));
         }
     }
     Ok(())
 }
 
-/// An after-tool link, named and owned as `entry` says (the closure above is typed by the
-/// arguments' chain, this one by the output's).
-fn named_after<T: Tool>(
-    link: impl Interceptor<Viewed<T::Output>, T::Output> + 'static,
+/// A typed link (`form`, as the runtime of `T` runs it) added at its stage; `None` when it is
+/// not of `T` (a bug: the tool's type was compared already).
+fn push_typed<T: Tool>(
+    chains: &mut ToolChains<T>,
+    form: &Arc<dyn Any + Send + Sync>,
     entry: &ToolEntry,
     owner: Option<&Arc<GateOwner>>,
-) -> Link<Viewed<T::Output>, T::Output> {
-    let link = Link::new(Arc::new(link)).maybe_named(entry.name.clone());
+) -> Option<()> {
+    match entry.stage {
+        ToolStage::Before => {
+            let typed = form.downcast_ref::<ToolInterceptor<T>>()?;
+            let link = TypedLink(Arc::clone(&typed.inner));
+            chains
+                .before
+                .push(owned(Link::new(Arc::new(link)), entry, owner));
+        }
+        ToolStage::Gate => {
+            let typed = form.downcast_ref::<ToolGate<T>>()?;
+            let gate: Arc<dyn Interceptor<T::Args, T::Output>> =
+                Arc::new(GateInChain(Arc::clone(&typed.inner)));
+            let link = TypedLink(gate);
+            chains
+                .gates
+                .push(owned(Link::new(Arc::new(link)), entry, owner));
+        }
+        ToolStage::After => {
+            let typed = form.downcast_ref::<ToolInterceptorOf<T::Output>>()?;
+            let link = TypedLink(Arc::clone(&typed.inner));
+            chains
+                .after
+                .push(owned(Link::new(Arc::new(link)), entry, owner));
+            // It reads the arguments the call ran with: keep them as JSON.
+            chains.json_output |= typed.reads_args;
+        }
+    }
+    Some(())
+}
+
+/// `link` named and owned as `entry` says.
+fn owned<X: 'static, R: 'static>(
+    link: Link<X, R>,
+    entry: &ToolEntry,
+    owner: Option<&Arc<GateOwner>>,
+) -> Link<X, R> {
+    let link = link.maybe_named(entry.name.clone());
     match owner {
         Some(owner) => link.owned_by(Arc::clone(owner)),
         None => link,

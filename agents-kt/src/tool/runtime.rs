@@ -11,12 +11,12 @@ use super::call_future::{Body, CallFuture, Finish};
 use super::chains::ToolChains;
 use super::journaled::{JournaledBody, journaled_step, unreadable};
 use super::record::{CallRecord, CallResult, CallSetup, Journaled, JsonOutput, Parts, ToolFailure};
-use serde::Deserialize;
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_json::error::Category;
 
 use super::Tool;
+use super::readers::Readers;
+use super::registry::ToolKey;
 use super::static_chain::{BoxedChain, ChainGuard};
 use super::view::{Viewed, json};
 use crate::approval::{ApprovalScope, RunApprovals};
@@ -44,6 +44,8 @@ pub(crate) struct ToolRuntime<T: Tool> {
     json_output: bool,
     /// Whether any after-tool interceptor is registered: without one, an output is final.
     has_after: bool,
+    /// How the tool's values are read from JSON, and the Rust type of the tool.
+    readers: Readers<T>,
 }
 
 impl<T: Tool> ToolRuntime<T> {
@@ -67,6 +69,7 @@ impl<T: Tool> ToolRuntime<T> {
         let (json_args, json_output) = (chains.json_args, chains.json_output);
         let chain = statics.join(chains);
         ToolRuntime {
+            readers: tool.__readers(),
             tool: Arc::new(tool),
             name,
             spec,
@@ -180,7 +183,15 @@ impl<T: Tool> ToolRuntime<T> {
     fn inherited<'a>(&self, setup: &CallSetup<'a>) -> Result<Option<&'a ToolChains<T>>, String> {
         match setup.inherited {
             None => Ok(None),
-            Some(inherited) => inherited.chains::<T>(&self.name).map(Some),
+            Some(inherited) => inherited.chains(self.key()).map(Some),
+        }
+    }
+
+    /// Which tool this is, as its chains are joined for it.
+    pub(crate) fn key(&self) -> ToolKey<'_, T> {
+        ToolKey {
+            name: &self.name,
+            readers: self.readers,
         }
     }
 
@@ -348,7 +359,7 @@ impl<T: Tool> ToolRuntime<T> {
                 Some(_) if edits == MAX_APPROVAL_EDITS => Some(format!(
                     "the approver edited the arguments more than {MAX_APPROVAL_EDITS} times"
                 )),
-                Some(edit) => match T::Args::deserialize(edit) {
+                Some(edit) => match (self.readers.args_from_value)(edit) {
                     Ok(typed) => {
                         edits += 1;
                         let wants_json =
@@ -418,7 +429,8 @@ impl<T: Tool> ToolRuntime<T> {
                 .map(|output| serde_json::to_value(&output))
         }) as BoxFuture<'static, JournaledBody>;
         let (step, output) = journaled_step(journaled, body).await?;
-        serde_json::from_value(output).map_err(|error| unreadable(step, error.to_string()))
+        (self.readers.output_from_journal)(output)
+            .map_err(|error| unreadable(step, error.to_string()))
     }
 }
 
@@ -495,11 +507,12 @@ impl<T: Tool> ErasedTool for ToolRuntime<T> {
             let report = setup.report;
             let wants_json = self.wants_json_args(setup);
             // The common case reads the text straight into `T::Args`, nothing kept beside it.
+            let readers = &self.readers;
             let parsed = match arguments {
-                Arguments::Text(text) if !wants_json => serde_json::from_str(or_empty(text))
+                Arguments::Text(text) if !wants_json => (readers.args_from_text)(or_empty(text))
                     .map(|args| (args, None))
                     .map_err(|error| (error, None)),
-                _ => read_json_args::<T::Args>(arguments, wants_json),
+                _ => read_json_args(arguments, wants_json, readers.args_from_value),
             };
             let (args, raw) = match parsed {
                 Ok(parsed) => parsed,
@@ -548,22 +561,23 @@ pub(crate) enum Arguments<'a> {
 }
 
 /// The arguments read once where a JSON value is wanted or given: the text into the JSON value
-/// dynamic links see (unknown fields kept, returned when `keep_json`), and `A` from it, borrowed
-/// (a copy of the value would cost more than a second parse). On failure, the value when it was
-/// read.
-fn read_json_args<A: DeserializeOwned>(
+/// dynamic links see (unknown fields kept, returned when `keep_json`), and `A` from it (by
+/// `read`), borrowed (a copy of the value would cost more than a second parse). On failure, the
+/// value when it was read.
+fn read_json_args<A>(
     arguments: Arguments<'_>,
     keep_json: bool,
+    read: for<'v> fn(&'v Value) -> Result<A, serde_json::Error>,
 ) -> Result<(A, Option<Value>), (serde_json::Error, Option<Value>)> {
     match arguments {
         Arguments::Text(text) => {
             let raw: Value = serde_json::from_str(or_empty(text)).map_err(|error| (error, None))?;
-            match A::deserialize(&raw) {
+            match read(&raw) {
                 Ok(args) => Ok((args, keep_json.then_some(raw))),
                 Err(error) => Err((error, Some(raw))),
             }
         }
-        Arguments::Json(raw) => A::deserialize(raw)
+        Arguments::Json(raw) => read(raw)
             .map(|args| (args, keep_json.then(|| raw.clone())))
             .map_err(|error| (error, None)),
     }

@@ -2,11 +2,9 @@
 //! [`Viewed`] — typed, plus its JSON when a dynamic link reads it — and two adapters put typed and
 //! dynamic interceptors into the same chain, in registration order.
 
-use std::marker::PhantomData;
 use std::sync::Arc;
 
 use serde::Serialize;
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::{Decision, Gate, Gated, InterceptContext, Intercepted, Interceptor, Verdict};
@@ -108,6 +106,10 @@ fn viewed<X: Serialize, R>(decision: Decision<X, R>, keep_json: bool) -> Decisio
     }
 }
 
+/// How a dynamic link's JSON becomes the chain's value (`X`) or a substitute (`R`): the tool's
+/// readers (`readers.rs`), chosen when the link joins the tool's chain.
+type FromJson<V> = for<'v> fn(&'v Value) -> Result<V, serde_json::Error>;
+
 /// A dynamic interceptor (over JSON) in a chain of [`Viewed<X>`]: it sees the JSON view, and its
 /// JSON replacement or substitute is converted to the typed one. A value that does not convert
 /// denies, saying why (fail closed).
@@ -115,7 +117,8 @@ pub(crate) struct JsonLink<X, R> {
     inner: Arc<dyn Interceptor<Value, Value>>,
     what: Viewing,
     tool: Arc<str>,
-    _types: PhantomData<fn() -> (X, R)>,
+    read: FromJson<X>,
+    stand_in: FromJson<R>,
 }
 
 /// What a dynamic link sees as JSON: a tool's arguments (before the call) or its result (after).
@@ -147,24 +150,28 @@ impl Viewing {
 }
 
 impl<X, R> JsonLink<X, R> {
+    /// `inner` over `what` of `tool`, its replacements read by `read` and its substitutes by
+    /// `stand_in`.
     pub(crate) fn new(
         inner: Arc<dyn Interceptor<Value, Value>>,
-        what: Viewing,
-        tool: Arc<str>,
+        (what, tool): (Viewing, Arc<str>),
+        read: FromJson<X>,
+        stand_in: FromJson<R>,
     ) -> Self {
         JsonLink {
             inner,
             what,
             tool,
-            _types: PhantomData,
+            read,
+            stand_in,
         }
     }
 }
 
 impl<X, R> Interceptor<Viewed<X>, R> for JsonLink<X, R>
 where
-    X: DeserializeOwned + Send + Sync + 'static,
-    R: DeserializeOwned + 'static,
+    X: Send + Sync + 'static,
+    R: 'static,
 {
     fn intercept<'a>(
         &'a self,
@@ -179,45 +186,35 @@ where
                 self.tool
             )));
         };
-        let what = self.what;
         match self.inner.intercept(json, ctx) {
-            Intercepted::Ready(decision) => Intercepted::Ready(typed(decision, what, &self.tool)),
+            Intercepted::Ready(decision) => Intercepted::Ready(self.typed(decision)),
             Intercepted::Pending(future) => {
-                let tool = Arc::clone(&self.tool);
-                Intercepted::Pending(Box::pin(async move { typed(future.await, what, &tool) }))
+                Intercepted::Pending(Box::pin(async move { self.typed(future.await) }))
             }
         }
     }
 }
 
-/// Convert a JSON decision into the chain's types.
-fn typed<X: DeserializeOwned, R: DeserializeOwned>(
-    decision: Decision<Value, Value>,
-    what: Viewing,
-    tool: &str,
-) -> Decision<Viewed<X>, R> {
-    match decision {
-        Decision::Proceed => Decision::Proceed,
-        Decision::Deny(reason) => Decision::Deny(reason),
-        Decision::ProceedWith(replacement) => match from_json(&replacement) {
-            Ok(typed) => Decision::ProceedWith(Viewed {
-                typed,
-                json: Some(replacement),
-            }),
-            Err(error) => Decision::Deny(what.misfit(tool, &error)),
-        },
-        Decision::Substitute(result) => match from_json(&result) {
-            Ok(result) => Decision::Substitute(result),
-            Err(error) => Decision::Deny(format!(
-                "interceptor's substitute result does not fit the output of tool '{tool}': {error}"
-            )),
-        },
+impl<X, R> JsonLink<X, R> {
+    /// Convert a JSON decision into the chain's types.
+    fn typed(&self, decision: Decision<Value, Value>) -> Decision<Viewed<X>, R> {
+        let tool = &self.tool;
+        match decision {
+            Decision::Proceed => Decision::Proceed,
+            Decision::Deny(reason) => Decision::Deny(reason),
+            Decision::ProceedWith(replacement) => match (self.read)(&replacement) {
+                Ok(typed) => Decision::ProceedWith(Viewed {
+                    typed,
+                    json: Some(replacement),
+                }),
+                Err(error) => Decision::Deny(self.what.misfit(tool, &error)),
+            },
+            Decision::Substitute(result) => match (self.stand_in)(&result) {
+                Ok(result) => Decision::Substitute(result),
+                Err(error) => Decision::Deny(format!(
+                    "interceptor's substitute result does not fit the output of tool '{tool}': {error}"
+                )),
+            },
+        }
     }
-}
-
-/// A typed value from a JSON value, read back from its text: every tool already parses its
-/// arguments from text, so this reuses that code instead of instantiating serde_json's `Value`
-/// deserializer for each tool's types (hundreds of lines of LLVM IR per tool, for a rare path).
-fn from_json<V: DeserializeOwned>(value: &Value) -> Result<V, serde_json::Error> {
-    serde_json::from_str(&value.to_string())
 }
