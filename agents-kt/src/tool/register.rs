@@ -34,9 +34,19 @@ pub(crate) fn tool<T: Tool>(tool: T) -> Registration {
     }
     let pending: PendingTool = Box::new(move |entries: &[ToolEntry]| {
         let spec = spec_of(&tool)?;
-        named_runtime(Arc::from(T::NAME), SharedTool::of(tool), spec, entries)
+        shared_runtime(Arc::from(T::NAME), SharedTool::of(tool), spec, entries)
     });
     registration::<T>(pending)
+}
+
+/// The shared runtime of one tool. Not generic: compiled once, in this crate.
+fn shared_runtime(
+    name: Arc<str>,
+    tool: SharedTool,
+    spec: ToolSpec,
+    entries: &[ToolEntry],
+) -> Result<Arc<dyn ErasedTool>, BuildError> {
+    named_runtime(name, tool, spec, entries)
 }
 
 /// A Rust tool with the links fixed at compile time (`ToolChain`): those run first, then the
