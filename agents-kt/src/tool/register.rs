@@ -66,10 +66,15 @@ pub(crate) fn rust_tool<T: Tool>(tool: T, statics: BoxedChain<T>) -> Registratio
     registration::<T>(pending)
 }
 
+/// `T`'s registration; what is not `T`'s own compiled once.
 fn registration<T: Tool>(pending: PendingTool) -> Registration {
+    registration_of(T::NAME, std::any::type_name::<T>(), pending)
+}
+
+fn registration_of(name: &str, type_name: &str, pending: PendingTool) -> Registration {
     Registration {
-        name: Arc::from(T::NAME),
-        source: format!("the Rust tool `{}`", std::any::type_name::<T>()),
+        name: Arc::from(name),
+        source: format!("the Rust tool `{type_name}`"),
         pending,
     }
 }

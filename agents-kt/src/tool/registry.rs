@@ -196,7 +196,7 @@ pub(crate) fn push_link<T: Tool>(
     let mismatch = || BuildError::InterceptorToolMismatch {
         tool: tool.name.to_string(),
     };
-    let (args, output) = (tool.readers.args_from_link, tool.readers.output_from_link);
+    let (args, output) = (tool.readers.args, tool.readers.output);
     match &entry.link {
         ToolLink::Typed {
             tool_type: link_type,

@@ -359,7 +359,7 @@ impl<T: Tool> ToolRuntime<T> {
                 Some(_) if edits == MAX_APPROVAL_EDITS => Some(format!(
                     "the approver edited the arguments more than {MAX_APPROVAL_EDITS} times"
                 )),
-                Some(edit) => match (self.readers.args_from_value)(edit) {
+                Some(edit) => match self.readers.args(edit) {
                     Ok(typed) => {
                         edits += 1;
                         let wants_json =
@@ -368,8 +368,9 @@ impl<T: Tool> ToolRuntime<T> {
                         continue;
                     }
                     Err(error) => Some(format!(
-                        "the approver's edit does not fit the arguments of tool '{}': {error}",
-                        self.name
+                        "the approver's edit does not fit the arguments of tool '{}': {}",
+                        self.name,
+                        args_error(&error)
                     )),
                 },
             };
@@ -429,7 +430,8 @@ impl<T: Tool> ToolRuntime<T> {
                 .map(|output| serde_json::to_value(&output))
         }) as BoxFuture<'static, JournaledBody>;
         let (step, output) = journaled_step(journaled, body).await?;
-        (self.readers.output_from_journal)(output)
+        self.readers
+            .output(&output)
             .map_err(|error| unreadable(step, error.to_string()))
     }
 }
@@ -509,10 +511,11 @@ impl<T: Tool> ErasedTool for ToolRuntime<T> {
             // The common case reads the text straight into `T::Args`, nothing kept beside it.
             let readers = &self.readers;
             let parsed = match arguments {
-                Arguments::Text(text) if !wants_json => (readers.args_from_text)(or_empty(text))
+                Arguments::Text(text) if !wants_json => readers
+                    .args_from_text(or_empty(text))
                     .map(|args| (args, None))
                     .map_err(|error| (error, None)),
-                _ => read_json_args(arguments, wants_json, readers.args_from_value),
+                _ => read_json_args(arguments, wants_json, readers),
             };
             let (args, raw) = match parsed {
                 Ok(parsed) => parsed,
@@ -560,24 +563,26 @@ pub(crate) enum Arguments<'a> {
     Json(&'a Value),
 }
 
-/// The arguments read once where a JSON value is wanted or given: the text into the JSON value
-/// dynamic links see (unknown fields kept, returned when `keep_json`), and `A` from it (by
-/// `read`), borrowed (a copy of the value would cost more than a second parse). On failure, the
-/// value when it was read.
-fn read_json_args<A>(
+/// The arguments read where a JSON value is wanted or given: the text into the JSON value
+/// dynamic links see (unknown fields kept, returned when `keep_json`), and `T::Args` by the
+/// tool's reader — from the text itself, read twice rather than through the value (see
+/// `readers.rs`). On failure, the value when it was read.
+fn read_json_args<T: Tool>(
     arguments: Arguments<'_>,
     keep_json: bool,
-    read: for<'v> fn(&'v Value) -> Result<A, serde_json::Error>,
-) -> Result<(A, Option<Value>), (serde_json::Error, Option<Value>)> {
+    readers: &Readers<T>,
+) -> Result<(T::Args, Option<Value>), (serde_json::Error, Option<Value>)> {
     match arguments {
         Arguments::Text(text) => {
-            let raw: Value = serde_json::from_str(or_empty(text)).map_err(|error| (error, None))?;
-            match read(&raw) {
+            let text = or_empty(text);
+            let raw: Value = serde_json::from_str(text).map_err(|error| (error, None))?;
+            match readers.args_from_text(text) {
                 Ok(args) => Ok((args, keep_json.then_some(raw))),
                 Err(error) => Err((error, Some(raw))),
             }
         }
-        Arguments::Json(raw) => read(raw)
+        Arguments::Json(raw) => readers
+            .args(raw)
             .map(|args| (args, keep_json.then(|| raw.clone())))
             .map_err(|error| (error, None)),
     }

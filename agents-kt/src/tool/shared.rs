@@ -212,24 +212,11 @@ impl<T: Tool> Body for Own<T> {
 
     /// `T`'s own readers (serde's over its types), their values boxed.
     fn readers(&self) -> Readers<SharedTool> {
-        Readers {
-            tool_type: TypeId::of::<T>(),
-            args_from_text: |text| {
-                (Readers::<T>::serde().args_from_text)(text).map(SharedArgs::of::<T>)
-            },
-            args_from_value: |json| {
-                (Readers::<T>::serde().args_from_value)(json).map(SharedArgs::of::<T>)
-            },
-            args_from_link: |json| {
-                (Readers::<T>::serde().args_from_link)(json).map(SharedArgs::of::<T>)
-            },
-            output_from_link: |json| {
-                (Readers::<T>::serde().output_from_link)(json).map(SharedOutput::of::<T>)
-            },
-            output_from_journal: |json| {
-                (Readers::<T>::serde().output_from_journal)(json).map(SharedOutput::of::<T>)
-            },
-        }
+        Readers::new(
+            TypeId::of::<T>(),
+            |text| serde_json::from_str(text).map(SharedArgs::of::<T>),
+            |text| serde_json::from_str(text).map(SharedOutput::of::<T>),
+        )
     }
 }
 

@@ -7,6 +7,8 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::readers::FromText;
+
 use crate::{Decision, Gate, Gated, InterceptContext, Intercepted, Interceptor, Verdict};
 
 /// A value in a tool's chain: the typed value, and — when the chain holds a dynamic link — the
@@ -106,10 +108,6 @@ fn viewed<X: Serialize, R>(decision: Decision<X, R>, keep_json: bool) -> Decisio
     }
 }
 
-/// How a dynamic link's JSON becomes the chain's value (`X`) or a substitute (`R`): the tool's
-/// readers (`readers.rs`), chosen when the link joins the tool's chain.
-type FromJson<V> = for<'v> fn(&'v Value) -> Result<V, serde_json::Error>;
-
 /// A dynamic interceptor (over JSON) in a chain of [`Viewed<X>`]: it sees the JSON view, and its
 /// JSON replacement or substitute is converted to the typed one. A value that does not convert
 /// denies, saying why (fail closed).
@@ -117,8 +115,10 @@ pub(crate) struct JsonLink<X, R> {
     inner: Arc<dyn Interceptor<Value, Value>>,
     what: Viewing,
     tool: Arc<str>,
-    read: FromJson<X>,
-    stand_in: FromJson<R>,
+    /// How its JSON becomes the chain's value (`X`) or a substitute (`R`): the tool's readers
+    /// (`readers.rs`), chosen when the link joins the tool's chain.
+    read: FromText<X>,
+    stand_in: FromText<R>,
 }
 
 /// What a dynamic link sees as JSON: a tool's arguments (before the call) or its result (after).
@@ -155,8 +155,8 @@ impl<X, R> JsonLink<X, R> {
     pub(crate) fn new(
         inner: Arc<dyn Interceptor<Value, Value>>,
         (what, tool): (Viewing, Arc<str>),
-        read: FromJson<X>,
-        stand_in: FromJson<R>,
+        read: FromText<X>,
+        stand_in: FromText<R>,
     ) -> Self {
         JsonLink {
             inner,
@@ -202,14 +202,14 @@ impl<X, R> JsonLink<X, R> {
         match decision {
             Decision::Proceed => Decision::Proceed,
             Decision::Deny(reason) => Decision::Deny(reason),
-            Decision::ProceedWith(replacement) => match (self.read)(&replacement) {
+            Decision::ProceedWith(replacement) => match (self.read)(&replacement.to_string()) {
                 Ok(typed) => Decision::ProceedWith(Viewed {
                     typed,
                     json: Some(replacement),
                 }),
                 Err(error) => Decision::Deny(self.what.misfit(tool, &error)),
             },
-            Decision::Substitute(result) => match (self.stand_in)(&result) {
+            Decision::Substitute(result) => match (self.stand_in)(&result.to_string()) {
                 Ok(result) => Decision::Substitute(result),
                 Err(error) => Decision::Deny(format!(
                     "interceptor's substitute result does not fit the output of tool '{tool}': {error}"
