@@ -563,6 +563,10 @@ pub(crate) enum Arguments<'a> {
     Json(&'a Value),
 }
 
+/// Arguments read, with the JSON value when it is kept; or why not, with the value when it was
+/// read.
+type ReadArgs<A> = Result<(A, Option<Value>), (serde_json::Error, Option<Value>)>;
+
 /// The arguments read where a JSON value is wanted or given: the text into the JSON value
 /// dynamic links see (unknown fields kept, returned when `keep_json`), and `T::Args` by the
 /// tool's reader — from the text itself, read twice rather than through the value (see
@@ -571,7 +575,7 @@ fn read_json_args<T: Tool>(
     arguments: Arguments<'_>,
     keep_json: bool,
     readers: &Readers<T>,
-) -> Result<(T::Args, Option<Value>), (serde_json::Error, Option<Value>)> {
+) -> ReadArgs<T::Args> {
     match arguments {
         Arguments::Text(text) => {
             let text = or_empty(text);
