@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every measure of BENCHMARKS.md's current table, each against its baseline in the same run,
 # and prints that table (Markdown) to stdout and to target/bench-table.md: the criterion benches
-# (typed call, JSON dispatch, agent loop, OpenTelemetry, MCP, A2A, sub-agents), the compile-time bench
+# (typed call, JSON dispatch, agent loop, OpenTelemetry, MCP, A2A, sub-agents, against rig), the compile-time bench
 # (200 tools against rmcp's macros, with LLVM IR lines from cargo-llvm-lines, installed into the
 # cache once), the allocation tests, then MCP under load (benches/mcp_load.rs) and instructions
 # per call under callgrind (scripts/call-counts.sh). Takes about 25 minutes on the project's 2-core VM; run it
@@ -29,6 +29,12 @@ run --bench otel --features otel
 run --bench agents
 run --bench mcp --features mcp
 run --bench a2a --features a2a
+# Against rig: a crate of its own (rig's dependencies stay out of the workspace), its target
+# directory in the cache; its estimates land beside the others for the table.
+echo "[bench.sh] against rig (rig-comparison/)" >&2
+CRITERION_HOME="$PWD/target/criterion" \
+  CARGO_TARGET_DIR="${AGENTS_KT_CACHE:-$HOME/.cache/agents-kt}/rig-target" \
+  cargo bench --quiet --manifest-path rig-comparison/Cargo.toml -- "${criterion[@]}" >&2
 echo "[bench.sh] compile time (several minutes)" >&2
 cargo bench --quiet -p agents-kt --bench compile_time >&2
 echo "[bench.sh] allocation tests" >&2
@@ -47,4 +53,11 @@ echo
 echo '```'
 CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}" scripts/call-counts.sh "${CARGO_TARGET_DIR:-target}" \
   | tee target/call-counts.txt
+echo '```'
+# What 8 hooks add to a run, ours against rig's, in instructions (a rig run's time spreads more on
+# this VM than its hooks add).
+echo "[bench.sh] against rig, instructions per run (callgrind)" >&2
+echo
+echo '```'
+scripts/rig-counts.sh | tee target/rig-counts.txt
 echo '```'

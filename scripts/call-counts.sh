@@ -56,3 +56,5 @@ for path in turns turns_journaled; do
   per_call "$path" 6 14 "$path at turn 10"
   per_call "$path" 196 204 "$path at turn 200"
 done
+# The same turn with its call behind 8 JSON interceptors that proceed (rig's comparison's path).
+per_call turns_8_dynamic 6 14 "turns_8_dynamic at turn 10"

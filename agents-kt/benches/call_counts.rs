@@ -23,7 +23,7 @@ use calls_the_child::CallsTheChild;
 use weather::{GetWeather, TURNS, WeatherArgs, check, interceptors, loop_script};
 
 /// Every path this driver can count, in the order `scripts/call-counts.sh` reports them.
-const PATHS: [&str; 17] = [
+const PATHS: [&str; 18] = [
     "direct",
     "typed_0",
     "typed_8",
@@ -37,6 +37,7 @@ const PATHS: [&str; 17] = [
     "depth2_gates_inherited",
     "turns",
     "turns_journaled",
+    "turns_8_dynamic",
     "one_turn",
     "one_turn_remembered",
     "child_by_tool",
@@ -98,20 +99,23 @@ fn agent(json_interceptor: bool) -> Agent<String, String> {
     }
 }
 
-/// An agent whose model asks for the weather once a turn for `turns - 1` turns, then answers.
-fn turns_agent(turns: usize) -> Agent<String, String> {
+/// An agent whose model asks for the weather once a turn for `turns - 1` turns, then answers;
+/// each call behind `dynamic` JSON interceptors that proceed.
+fn turns_agent(turns: usize, dynamic: usize) -> Agent<String, String> {
     let asks =
         (1..turns).map(|_| Reply::tool_call("get_weather", json!({"city": "Oslo", "days": 1})));
     let script = ScriptedModel::new(asks.chain([Reply::text("done")])).without_recording();
     let budget = Budget::default()
         .max_turns(turns as u32 + 1)
         .max_tool_calls(turns as u32);
-    match Agent::builder("bench")
+    let mut builder = Agent::builder("bench")
         .model(script)
         .tool(GetWeather)
-        .budget(budget)
-        .build()
-    {
+        .budget(budget);
+    for _ in 0..dynamic {
+        builder = builder.on_before_tool_call(|_: &str, _: &Value| Decision::Proceed);
+    }
+    match builder.build() {
         Ok(agent) => agent,
         Err(error) => panic!("the bench agent builds: {error}"),
     }
@@ -279,10 +283,11 @@ fn main() {
             let output = runtime.block_on(planner.run("plan".into()));
             black_box(succeeded(output));
         }
-        "turns" | "turns_journaled" => {
+        "turns" | "turns_journaled" | "turns_8_dynamic" => {
             // One run of `calls` turns, each asking for the weather once: the difference between
             // two turn counts is the cost of a turn at that length of history.
-            let agent = turns_agent(calls);
+            let dynamic = if path == "turns_8_dynamic" { 8 } else { 0 };
+            let agent = turns_agent(calls, dynamic);
             let output = match path == "turns_journaled" {
                 true => {
                     let journal = std::sync::Arc::new(MemoryJournal::new("bench"));
