@@ -13,8 +13,15 @@ use crate::{Decision, Gate, Gated, InterceptContext, Intercepted, Interceptor, V
 
 /// `T`'s before-tool interceptor over the shared values.
 pub(crate) fn before<T: Tool>(typed: &ToolInterceptor<T>) -> ToolInterceptor<SharedTool> {
+    let adapted = Adapted {
+        inner: Arc::clone(&typed.inner),
+        open: SharedArgs::get::<T::Args>,
+        value: SharedArgs::of::<T>,
+        result: SharedOutput::of::<T>,
+        what: "arguments",
+    };
     ToolInterceptor {
-        inner: Arc::new(Before::<T>(Arc::clone(&typed.inner))),
+        inner: Arc::new(adapted),
         name: typed.name,
     }
 }
@@ -31,8 +38,15 @@ pub(crate) fn gate<T: Tool>(typed: &ToolGate<T>) -> ToolGate<SharedTool> {
 pub(crate) fn after<T: Tool>(
     typed: &ToolInterceptorOf<T::Output>,
 ) -> ToolInterceptorOf<SharedOutput> {
+    let adapted = Adapted {
+        inner: Arc::clone(&typed.inner),
+        open: SharedOutput::get::<T::Output>,
+        value: SharedOutput::of::<T>,
+        result: SharedOutput::of::<T>,
+        what: "output",
+    };
     ToolInterceptorOf {
-        inner: Arc::new(After::<T>(Arc::clone(&typed.inner))),
+        inner: Arc::new(adapted),
         name: typed.name,
         reads_args: typed.reads_args,
     }
@@ -45,34 +59,49 @@ fn another_tools(what: &str) -> String {
     )
 }
 
-struct Before<T: Tool>(Arc<dyn Interceptor<T::Args, T::Output>>);
+/// A typed interceptor over `X` (replacements `X`, substitutes `R`) as one over the shared
+/// values `SX`/`SR`: `open` finds the tool's own value inside, `value` and `result` box its
+/// answers back.
+struct Adapted<X, R, SX, SR> {
+    inner: Arc<dyn Interceptor<X, R>>,
+    open: for<'v> fn(&'v SX) -> Option<&'v X>,
+    value: fn(X) -> SX,
+    result: fn(R) -> SR,
+    what: &'static str,
+}
 
-impl<T: Tool> Interceptor<SharedArgs, SharedOutput> for Before<T> {
-    fn intercept<'a>(
-        &'a self,
-        value: &SharedArgs,
-        ctx: &InterceptContext<'_>,
-    ) -> Intercepted<'a, SharedArgs, SharedOutput> {
-        let Some(args) = value.get::<T::Args>() else {
-            return Intercepted::Ready(Decision::Deny(another_tools("arguments")));
+impl<X, R, SX, SR> Interceptor<SX, SR> for Adapted<X, R, SX, SR>
+where
+    X: 'static,
+    R: 'static,
+    SX: 'static,
+    SR: 'static,
+{
+    fn intercept<'a>(&'a self, shared: &SX, ctx: &InterceptContext<'_>) -> Intercepted<'a, SX, SR> {
+        let Some(own) = (self.open)(shared) else {
+            return Intercepted::Ready(Decision::Deny(another_tools(self.what)));
         };
-        match self.0.intercept(args, ctx) {
-            Intercepted::Ready(decision) => Intercepted::Ready(shared_before::<T>(decision)),
+        let (value, result) = (self.value, self.result);
+        match self.inner.intercept(own, ctx) {
+            Intercepted::Ready(decision) => Intercepted::Ready(boxed(decision, value, result)),
             Intercepted::Pending(future) => {
-                Intercepted::Pending(Box::pin(async move { shared_before::<T>(future.await) }))
+                Intercepted::Pending(Box::pin(async move { boxed(future.await, value, result) }))
             }
         }
     }
 }
 
-fn shared_before<T: Tool>(
-    decision: Decision<T::Args, T::Output>,
-) -> Decision<SharedArgs, SharedOutput> {
+/// The typed decision with its replacement or substitute boxed back.
+fn boxed<X, R, SX, SR>(
+    decision: Decision<X, R>,
+    value: fn(X) -> SX,
+    result: fn(R) -> SR,
+) -> Decision<SX, SR> {
     match decision {
         Decision::Proceed => Decision::Proceed,
-        Decision::ProceedWith(args) => Decision::ProceedWith(SharedArgs::of::<T>(args)),
+        Decision::ProceedWith(replacement) => Decision::ProceedWith(value(replacement)),
         Decision::Deny(reason) => Decision::Deny(reason),
-        Decision::Substitute(output) => Decision::Substitute(SharedOutput::of::<T>(output)),
+        Decision::Substitute(substitute) => Decision::Substitute(result(substitute)),
     }
 }
 
@@ -84,36 +113,5 @@ impl<T: Tool> Gate<SharedArgs> for GateOf<T> {
             Some(args) => self.0.check(args, ctx),
             None => Gated::Ready(Verdict::Deny(another_tools("arguments"))),
         }
-    }
-}
-
-struct After<T: Tool>(Arc<dyn Interceptor<T::Output, T::Output>>);
-
-impl<T: Tool> Interceptor<SharedOutput, SharedOutput> for After<T> {
-    fn intercept<'a>(
-        &'a self,
-        value: &SharedOutput,
-        ctx: &InterceptContext<'_>,
-    ) -> Intercepted<'a, SharedOutput, SharedOutput> {
-        let Some(output) = value.get::<T::Output>() else {
-            return Intercepted::Ready(Decision::Deny(another_tools("output")));
-        };
-        match self.0.intercept(output, ctx) {
-            Intercepted::Ready(decision) => Intercepted::Ready(shared_after::<T>(decision)),
-            Intercepted::Pending(future) => {
-                Intercepted::Pending(Box::pin(async move { shared_after::<T>(future.await) }))
-            }
-        }
-    }
-}
-
-fn shared_after<T: Tool>(
-    decision: Decision<T::Output, T::Output>,
-) -> Decision<SharedOutput, SharedOutput> {
-    match decision {
-        Decision::Proceed => Decision::Proceed,
-        Decision::ProceedWith(output) => Decision::ProceedWith(SharedOutput::of::<T>(output)),
-        Decision::Deny(reason) => Decision::Deny(reason),
-        Decision::Substitute(output) => Decision::Substitute(SharedOutput::of::<T>(output)),
     }
 }
