@@ -2,6 +2,7 @@
 //! linked to the parent (principal, extensions, ids, depth, one budget, journal, events).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use agents_kt::{
     Agent, AgentError, AgentEvent, Budget, BudgetLimit, Decision, Extensions, InterceptContext,
@@ -696,4 +697,31 @@ async fn an_object_sub_agent_reads_its_input_as_the_arguments_themselves() {
             .content
             .contains("tides")
     );
+}
+
+/// A sub-agent declared with `agent_tool!` and registered with `.tool(..)` runs in the shared
+/// runtime, and is still timed as an agent: by its own `max_duration`, not the parent's
+/// `per_tool_timeout` (which would cut a child that works longer than one tool may).
+#[tokio::test]
+async fn an_agent_tool_sub_agent_is_not_cut_by_the_parents_per_tool_timeout() {
+    let child = Agent::<String, String>::builder("slow_researcher")
+        .model(ScriptedModel::new([
+            Reply::tool_call("sleep", json!({"millis": 150})),
+            Reply::text("found it"),
+        ]))
+        .tool(agents_kt_tests::Sleep)
+        .build()
+        .unwrap();
+    let parent_model = ScriptedModel::new([
+        Reply::tool_call("summarize", json!({"input": "tides"})),
+        Reply::text("done"),
+    ]);
+    let parent = Agent::<String, String>::builder("planner")
+        .model(parent_model.clone())
+        .tool(Summarize::new(child))
+        .budget(Budget::default().per_tool_timeout(Duration::from_millis(50)))
+        .build()
+        .unwrap();
+    assert_eq!(parent.run("plan".into()).await.unwrap(), "done");
+    assert_eq!(last_message(&parent_model, 1), "found it");
 }

@@ -112,6 +112,13 @@ pub trait Tool: Send + Sync + 'static {
         None
     }
 
+    /// Whether this tool runs an agent ([`Tool::RUNS_AGENT`]); the shared runtime's one tool
+    /// type answers for the tool it holds. Not for hand-written tools.
+    #[doc(hidden)]
+    fn __runs_agent(&self) -> bool {
+        Self::RUNS_AGENT
+    }
+
     /// How the runtime reads this tool's values from JSON: serde's way. Only the shared runtime
     /// of tools without compile-time links (whose one type stands for many tools' values) reads
     /// otherwise. Not for hand-written tools.

@@ -26,12 +26,9 @@ pub(crate) struct Registration {
 }
 
 /// A Rust tool without links fixed at compile time: run by the runtime every such tool shares
-/// (`shared.rs`), so the typed pipeline is not compiled for it. A tool that runs an agent keeps
-/// its own (its body is timed and journaled differently).
+/// (`shared.rs`), so the typed pipeline is not compiled for it. Nothing here may name the typed
+/// runtime of `T`, not even in a branch never taken: the compiler would still walk it.
 pub(crate) fn tool<T: Tool>(tool: T) -> Registration {
-    if T::RUNS_AGENT {
-        return rust_tool(tool, BoxedChain::empty());
-    }
     let pending: PendingTool = Box::new(move |entries: &[ToolEntry]| {
         let spec = spec_of(&tool)?;
         shared_runtime(Arc::from(T::NAME), SharedTool::of(tool), spec, entries)

@@ -46,6 +46,9 @@ pub(crate) struct ToolRuntime<T: Tool> {
     has_after: bool,
     /// How the tool's values are read from JSON, and the Rust type of the tool.
     readers: Readers<T>,
+    /// Whether the tool runs an agent: no per-tool timeout (the agent's `max_duration` bounds
+    /// it), and in a journaled run its steps are recorded one by one.
+    runs_agent: bool,
 }
 
 impl<T: Tool> ToolRuntime<T> {
@@ -70,6 +73,7 @@ impl<T: Tool> ToolRuntime<T> {
         let chain = statics.join(chains);
         ToolRuntime {
             readers: tool.__readers(),
+            runs_agent: tool.__runs_agent(),
             tool: Arc::new(tool),
             name,
             spec,
@@ -137,7 +141,7 @@ impl<T: Tool> ToolRuntime<T> {
             Judged::Done(record) => CallFuture::Decided {
                 record: Some(record),
             },
-            Judged::Run(args, parts) if !T::RUNS_AGENT && setup.journaled.is_none() => {
+            Judged::Run(args, parts) if !self.runs_agent && setup.journaled.is_none() => {
                 CallFuture::Running {
                     body: Body::new(self.tool.call(args, setup.tool_ctx), setup.tool_timeout),
                     parts: Some(parts),
@@ -396,7 +400,7 @@ impl<T: Tool> ToolRuntime<T> {
     ) -> Result<T::Output, ToolFailure> {
         let scoped;
         let (ctx, timeout) = match &setup.journaled {
-            Some(journaled) if T::RUNS_AGENT => {
+            Some(journaled) if self.runs_agent => {
                 scoped = setup
                     .tool_ctx
                     .clone()
@@ -404,7 +408,7 @@ impl<T: Tool> ToolRuntime<T> {
                 (&scoped, None)
             }
             Some(journaled) => return self.execute_journaled(args, setup, journaled).await,
-            None if T::RUNS_AGENT => (setup.tool_ctx, None),
+            None if self.runs_agent => (setup.tool_ctx, None),
             None => (setup.tool_ctx, setup.tool_timeout),
         };
         Body::new(self.tool.call(args, ctx), timeout).await

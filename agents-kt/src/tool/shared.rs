@@ -189,6 +189,7 @@ trait Body: Send + Sync {
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<SharedOutput, ToolError>>;
     fn manifest_source(&self) -> Option<Value>;
+    fn runs_agent(&self) -> bool;
     fn readers(&self) -> Readers<SharedTool>;
 }
 
@@ -208,6 +209,10 @@ impl<T: Tool> Body for Own<T> {
 
     fn manifest_source(&self) -> Option<Value> {
         self.0.manifest_source()
+    }
+
+    fn runs_agent(&self) -> bool {
+        self.0.__runs_agent()
     }
 
     /// `T`'s own readers (serde's over its types), their values boxed.
@@ -241,5 +246,9 @@ impl Tool for SharedTool {
 
     fn __readers(&self) -> Readers<SharedTool> {
         self.0.readers()
+    }
+
+    fn __runs_agent(&self) -> bool {
+        self.0.runs_agent()
     }
 }
