@@ -5,8 +5,9 @@
 //! a crate of many tools slow to build. Most tools have no link fixed at compile time, so they
 //! share one copy of it: [`SharedTool`] is a tool whose arguments and output are
 //! [`SharedArgs`] / [`SharedOutput`] — each the tool's own value in a box, with its type's
-//! serialization and its readers beside it. Per tool, only what needs its types is compiled:
-//! reading its arguments, running its body, writing and reading its output.
+//! serialization beside it; the tool's readers (`readers.rs`) read new ones from JSON. Per tool,
+//! only what needs its types is compiled: reading its arguments, running its body, writing and
+//! reading its output.
 //!
 //! Nothing about the rules changes: the values serialize exactly as the tool's types do (the
 //! same text, field order included), a dynamic link's JSON replacement is read by the tool's own
@@ -26,7 +27,7 @@ use serde_json::Value;
 use super::readers::Readers;
 use crate::{Tool, ToolContext, ToolError};
 
-/// A tool's arguments behind one type: the value, its serialization and its readers.
+/// A tool's arguments behind one type: the value and its serialization.
 pub(crate) struct SharedArgs(Box<dyn ArgsValue>);
 
 /// A tool's output behind one type.
@@ -61,7 +62,7 @@ impl SharedOutput {
         self.0.as_any().downcast_ref()
     }
 
-    /// The tool's own output as the output of `T`; `None` when it is another's (a bug).
+    /// The tool's own output, when it is `O`; `None` when it is another's (a bug).
     pub(crate) fn take<O: 'static>(self) -> Option<O> {
         self.0.into_any().downcast().ok().map(|output| *output)
     }
