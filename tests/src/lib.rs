@@ -379,6 +379,18 @@ pub async fn streamed(
 /// What `tracing` logged while `work` ran on a fresh current-thread runtime (given to it), as
 /// text: for tests that a warning is logged.
 pub fn logged(work: impl FnOnce(&tokio::runtime::Runtime)) -> String {
+    // A global subscriber that wants every event (and discards it): a callsite another test
+    // thread reaches first, with no subscriber of its own, is then never cached as "nobody
+    // listens" — which would hide it from this thread's capture (a race between parallel tests).
+    static LISTENING: std::sync::Once = std::sync::Once::new();
+    LISTENING.call_once(|| {
+        let everything = tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::TRACE)
+            .with_writer(std::io::sink)
+            .finish();
+        // Another global subscriber already there listens too; either way is fine.
+        let _ = tracing::subscriber::set_global_default(everything);
+    });
     let captured = Captured::default();
     let writer = captured.clone();
     let subscriber = tracing_subscriber::fmt()
