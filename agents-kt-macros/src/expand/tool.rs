@@ -2,10 +2,15 @@
 //! implementing `Tool` by calling the function. Free functions expand here; methods are expanded
 //! by `#[agent]` through the same [`generate`].
 //!
-//! Every impl over a user's parameter or output type is bounded on that type being usable
-//! (`for<'__p> T: ToolParameterType`, a bound rustc accepts on a non-generic impl), and the type is checked
-//! once, at the user's token. A type missing its derives is then one error saying what to derive,
-//! not one per derive and supertrait.
+//! Every impl over a user's parameter or output type is bounded on that type being usable (`for<'__p>
+//! T: Trait`, a bound rustc accepts on a non-generic impl), and the type is checked once, at the
+//! user's token. A type missing its derives is then one error saying what to derive, not one per
+//! derive and supertrait.
+//!
+//! Each impl is bounded on only what its own body needs (`Clone` on the parameters' `Clone`, the
+//! impls naming the tool on the tool being a `Tool`), not on everything a parameter must be:
+//! rustc proves a where-clause's whole elaboration in every body under it, and the full bounds on
+//! every impl were a tenth of the instructions of building a crate of tools.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -20,23 +25,23 @@ use crate::signature::{self, ParamKind, Receiver};
 use crate::{fallback, valid};
 
 impl ToolDef<'_> {
-    /// The bounds of the impls over the arguments: each argument's type is a tool parameter.
-    fn param_bounds(&self) -> Vec<TokenStream> {
-        let krate = &self.krate;
+    /// `for<'__p> P: bound` for each argument's type `P`.
+    fn params_bounded(&self, bound: &TokenStream) -> Vec<TokenStream> {
         self.sig
             .values()
             .map(|param| {
                 let ty = &param.ty;
-                quote!(for<'__p> #ty: #krate::tool::ToolParameterType)
+                quote!(for<'__p> #ty: #bound)
             })
             .collect()
     }
 
-    /// The bounds of the impls over the tool: the arguments', and the output is a tool output.
+    /// The bounds of the `Tool` impl (whose associated types need all of it): each argument's
+    /// type is a tool parameter and the output a tool output.
     pub(crate) fn bounds(&self) -> Vec<TokenStream> {
         let krate = &self.krate;
         let output = &self.sig.returned.ty;
-        let mut bounds = self.param_bounds();
+        let mut bounds = self.params_bounded(&quote!(#krate::tool::ToolParameterType));
         bounds.push(quote!(for<'__p> #output: #krate::tool::ToolOutputType));
         bounds
     }
@@ -97,6 +102,10 @@ pub(crate) fn generate(def: &ToolDef) -> TokenStream {
     let args = args_ident(&sig.ident);
     let tool = tool_ident(&sig.ident);
     let bounds = def.bounds();
+    let output = &sig.returned.ty;
+    // The impls that name the tool need only that it is one, with its types said (under a bare
+    // `Tool` bound rustc would not see through `<Tool as Tool>::Args`).
+    let is_tool = quote!(for<'__p> #tool: #krate::Tool<Args = #args, Output = #output>);
 
     let mut fields = Vec::new();
     let mut field_names = Vec::new();
@@ -126,7 +135,6 @@ pub(crate) fn generate(def: &ToolDef) -> TokenStream {
         call_args.push(quote!(#name));
         field_names.push(name);
     }
-    let output = &sig.returned.ty;
     checks.push(quote_spanned! {output.span()=>
         let () = <#output as #krate::__private::ToolOutput>::CHECKED;
     });
@@ -178,17 +186,17 @@ pub(crate) fn generate(def: &ToolDef) -> TokenStream {
             }
         }
 
-        impl #krate::ToolArguments for #args where #(#bounds,)* {
+        impl #krate::ToolArguments for #args where #is_tool {
             type Tool = #tool;
         }
 
-        impl #krate::__private::ArgumentsOf<#tool> for #args where #(#bounds,)* {
+        impl #krate::__private::ArgumentsOf<#tool> for #args where #is_tool {
             fn cast(__args: &#args) -> &Self {
                 __args
             }
         }
 
-        impl #krate::__private::OutputOf<#tool> for #output where #(#bounds,)* {
+        impl #krate::__private::OutputOf<#tool> for #output where #is_tool {
             fn cast(__output: &#output) -> &Self {
                 __output
             }
@@ -206,12 +214,23 @@ pub(crate) fn generate(def: &ToolDef) -> TokenStream {
 /// out, every impl bounded on the argument types.
 fn args_struct(def: &ToolDef, args: &Ident, fields: &[TokenStream]) -> TokenStream {
     let krate = &def.krate;
-    let bounds = def.param_bounds();
-    let bound_text = bounds
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join(", ");
+    let schemars = quote!(#krate::__private::schemars);
+    let serialize = quote!(#krate::__private::serde::Serialize);
+    let serialize_bounds = def.params_bounded(&serialize);
+    let schema_bounds = def.params_bounded(&quote!(#schemars::JsonSchema));
+    let clone_bounds = def.params_bounded(&quote!(::core::clone::Clone));
+    // serde's own bounds, as text; `Deserialize<'de>` names the impl's lifetime, so it needs no
+    // `for<'__p>` to be accepted.
+    let serialize_text = joined(&serialize_bounds);
+    let deserialize_bounds: Vec<_> = def
+        .sig
+        .values()
+        .map(|param| {
+            let ty = &param.ty;
+            quote!(#ty: #krate::__private::serde::Deserialize<'de>)
+        })
+        .collect();
+    let deserialize_text = joined(&deserialize_bounds);
     let serde_crate = format!("{krate}::__private::serde").replace(' ', "");
     let label = args.to_string();
     let vis = &def.vis;
@@ -231,16 +250,15 @@ fn args_struct(def: &ToolDef, args: &Ident, fields: &[TokenStream]) -> TokenStre
         }
     });
     let description = format!("Arguments of the `{}` tool.", def.name);
-    let schemars = quote!(#krate::__private::schemars);
     quote! {
         #[doc = #description]
         #[derive(#krate::__private::serde::Deserialize, #krate::__private::serde::Serialize)]
-        #[serde(crate = #serde_crate, bound = #bound_text)]
+        #[serde(crate = #serde_crate, bound(serialize = #serialize_text, deserialize = #deserialize_text))]
         #vis struct #args {
             #(#fields,)*
         }
 
-        impl #schemars::JsonSchema for #args where #(#bounds,)* {
+        impl #schemars::JsonSchema for #args where #(#schema_bounds,)* {
             fn schema_name() -> #krate::__private::Cow<'static, str> {
                 #krate::__private::Cow::Borrowed(#label)
             }
@@ -256,13 +274,14 @@ fn args_struct(def: &ToolDef, args: &Ident, fields: &[TokenStream]) -> TokenStre
             }
         }
 
-        impl ::core::clone::Clone for #args where #(#bounds,)* {
+        impl ::core::clone::Clone for #args where #(#clone_bounds,)* {
             fn clone(&self) -> Self {
                 #args { #(#names: ::core::clone::Clone::clone(&self.#names)),* }
             }
         }
 
-        impl ::core::fmt::Debug for #args where #(#bounds,)* {
+        // Written as JSON, through `Serialize`.
+        impl ::core::fmt::Debug for #args where #(#serialize_bounds,)* {
             fn fmt(&self, __f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 #krate::__private::debug_struct(__f, #label, &[
                     #((#field_labels, &#krate::__private::AsJson(&self.#names) as &dyn ::core::fmt::Debug),)*
@@ -320,6 +339,15 @@ fn call(def: &ToolDef, call_args: &[TokenStream]) -> TokenStream {
             #result
         }).await
     }}
+}
+
+/// Bounds as the text of a serde `bound` attribute.
+fn joined(bounds: &[TokenStream]) -> String {
+    bounds
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn is_option(ty: &Type) -> bool {
