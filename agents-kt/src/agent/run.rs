@@ -519,22 +519,26 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         request: &mut ChatRequest,
     ) -> Result<ChatResponse, AgentError> {
         let step = format!("turn#{}", self.turn.load(Ordering::Relaxed));
-        let failure: Arc<Mutex<Option<AgentError>>> = Arc::default();
+        // What the work produced, when it ran: the model's response itself, or its error.
+        let outcome: Arc<Mutex<Option<Result<ChatResponse, AgentError>>>> = Arc::default();
         // The step's work must own what it reads: the request is lent to it, not copied (a copy
         // of the whole history per turn made a long conversation's journaled turns quadratic),
         // and taken back once the step is done.
         let lent = Arc::new(std::mem::take(request));
         let work = {
-            let (model, request, step, failure) = (
+            let (model, request, step, outcome) = (
                 Arc::clone(model),
                 Arc::clone(&lent),
                 step.clone(),
-                Arc::clone(&failure),
+                Arc::clone(&outcome),
             );
             Box::pin(async move {
                 let error = match chat_contained(model.as_ref(), &request).await {
                     Ok(response) => match serde_json::to_value(&response) {
-                        Ok(value) => return Ok(crate::journal_entry(&step, value)),
+                        Ok(value) => {
+                            *outcome.lock().unwrap_or_else(|p| p.into_inner()) = Some(Ok(response));
+                            return Ok(crate::journal_entry(&step, value));
+                        }
                         Err(error) => AgentError::Model(ModelError::Other(format!(
                             "the model's reply could not be journaled: {error}"
                         ))),
@@ -542,20 +546,27 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                     Err(error) => error,
                 };
                 let text = error.to_string();
-                *failure.lock().unwrap_or_else(|p| p.into_inner()) = Some(error);
+                *outcome.lock().unwrap_or_else(|p| p.into_inner()) = Some(Err(error));
                 Err(text)
             }) as futures::future::BoxFuture<'static, Result<serde_json::Value, String>>
         };
         let recorded = journal.step(&step, work).await;
         // A journal that still holds the work (it has not dropped it yet) gets a copy instead.
         *request = Arc::try_unwrap(lent).unwrap_or_else(|lent| ChatRequest::clone(&lent));
-        let recorded = match recorded {
-            Ok(recorded) => recorded,
-            Err(JournalError::StepFailed(text)) => {
-                let original = failure.lock().unwrap_or_else(|p| p.into_inner()).take();
-                return Err(original.unwrap_or(AgentError::Model(ModelError::Other(text))));
+        let produced = outcome.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let recorded = match (recorded, produced) {
+            // The work ran: a journal returns what its work produced (`Journal::step`'s
+            // contract), and a response's JSON reads back equal to it (a test says so), so the
+            // run goes on with the response itself instead of reading its copy back.
+            (Ok(_), Some(Ok(response))) => return Ok(response),
+            (Ok(recorded), _) => recorded,
+            (Err(JournalError::StepFailed(text)), produced) => {
+                return Err(match produced {
+                    Some(Err(original)) => original,
+                    _ => AgentError::Model(ModelError::Other(text)),
+                });
             }
-            Err(error) => return Err(error.into()),
+            (Err(error), _) => return Err(error.into()),
         };
         let value = crate::journal::read_entry(&step, recorded)?;
         serde_json::from_value(value).map_err(|error| {

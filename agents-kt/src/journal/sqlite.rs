@@ -72,7 +72,7 @@ impl SqliteJournal {
             run_id: run_id.clone(),
         };
         Ok(SqliteJournal {
-            recording: MemoryJournal::replaying(run_id, entries).kept_by(keeper),
+            recording: MemoryJournal::replaying_texts(run_id, entries).kept_by(keeper),
         })
     }
 
@@ -118,8 +118,9 @@ fn connection_schema(connection: &Shared) -> Result<(), JournalError> {
         .map_err(failed)
 }
 
-/// The entries recorded for `run_id`, in order; a gap is an unreadable journal.
-fn recorded(connection: &Shared, run_id: &str) -> Result<Vec<Value>, JournalError> {
+/// The entries recorded for `run_id`, in order, as their JSON texts; a gap or a text that is not
+/// JSON is an unreadable journal.
+fn recorded(connection: &Shared, run_id: &str) -> Result<Vec<String>, JournalError> {
     let connection = sqlite_file::lock(connection);
     let mut statement = connection
         .prepare(
@@ -141,9 +142,9 @@ fn recorded(connection: &Shared, run_id: &str) -> Result<Vec<Value>, JournalErro
                 format!("found entry {position} where {expected} was expected (one is missing)"),
             ));
         }
-        let entry = serde_json::from_str(&text)
+        serde_json::from_str::<serde::de::IgnoredAny>(&text)
             .map_err(|error| JournalError::unreadable(step, error.to_string()))?;
-        entries.push(entry);
+        entries.push(text);
     }
     Ok(entries)
 }
@@ -155,7 +156,7 @@ struct RowKeeper {
 }
 
 impl Keeper for RowKeeper {
-    fn keep(&self, position: usize, entry: &Value) -> BoxFuture<'static, Result<(), String>> {
+    fn keep(&self, position: usize, entry: &str) -> BoxFuture<'static, Result<(), String>> {
         let (connection, run_id, text) = (
             std::sync::Arc::clone(&self.connection),
             self.run_id.clone(),
