@@ -49,7 +49,8 @@ pub trait Journal: Send + Sync + 'static {
     fn run_id(&self) -> &str;
 
     /// The recorded result of the step `name`: on first execution, `work`'s result, recorded
-    /// before it is returned; on replay, the recorded one, and `work` is dropped unpolled. A
+    /// before it is returned as it is (the runtime may go on with what `work` produced rather
+    /// than read the returned copy); on replay, the recorded one, and `work` is dropped unpolled. A
     /// `work` that fails is not recorded ([`JournalError::StepFailed`]): a durable engine may
     /// retry it.
     fn step(
