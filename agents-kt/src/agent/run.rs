@@ -10,6 +10,8 @@ use futures::channel::mpsc::UnboundedSender;
 use futures::{FutureExt, StreamExt};
 use tracing::Instrument;
 
+mod model_step;
+
 use super::Core;
 use super::lineage::Lineage;
 use super::step::Passed;
@@ -19,7 +21,7 @@ use crate::approval::{Channel, RunApprovals};
 use crate::budget::BudgetTracker;
 use crate::chain::GateOwner;
 use crate::chain::panic_message;
-use crate::journal::{Journal, JournalError};
+use crate::journal::Journal;
 use crate::ledger::CallLedger;
 use crate::tool::context::ToolEvents;
 use crate::tool::inherited::{Ancestor, Inherited};
@@ -507,74 +509,6 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             answer.push(chunk);
         }
         Ok(answer.finish()?)
-    }
-
-    /// The model call as a journaled step (`turn#N`): the reply is recorded, and a replay reads
-    /// it back instead of calling the model. A failed call is not recorded (a durable engine may
-    /// retry it); the run ends with the model's own error.
-    async fn call_model_journaled(
-        &self,
-        journal: &Arc<dyn Journal>,
-        model: &Arc<dyn crate::ModelClient>,
-        request: &mut ChatRequest,
-    ) -> Result<ChatResponse, AgentError> {
-        let step = format!("turn#{}", self.turn.load(Ordering::Relaxed));
-        // What the work produced, when it ran: the model's response itself, or its error.
-        let outcome: Arc<Mutex<Option<Result<ChatResponse, AgentError>>>> = Arc::default();
-        // The step's work must own what it reads: the request is lent to it, not copied (a copy
-        // of the whole history per turn made a long conversation's journaled turns quadratic),
-        // and taken back once the step is done.
-        let lent = Arc::new(std::mem::take(request));
-        let work = {
-            let (model, request, step, outcome) = (
-                Arc::clone(model),
-                Arc::clone(&lent),
-                step.clone(),
-                Arc::clone(&outcome),
-            );
-            Box::pin(async move {
-                let error = match chat_contained(model.as_ref(), &request).await {
-                    Ok(response) => match serde_json::to_value(&response) {
-                        Ok(value) => {
-                            *outcome.lock().unwrap_or_else(|p| p.into_inner()) = Some(Ok(response));
-                            return Ok(crate::journal_entry(&step, value));
-                        }
-                        Err(error) => AgentError::Model(ModelError::Other(format!(
-                            "the model's reply could not be journaled: {error}"
-                        ))),
-                    },
-                    Err(error) => error,
-                };
-                let text = error.to_string();
-                *outcome.lock().unwrap_or_else(|p| p.into_inner()) = Some(Err(error));
-                Err(text)
-            }) as futures::future::BoxFuture<'static, Result<serde_json::Value, String>>
-        };
-        let recorded = journal.step(&step, work).await;
-        // A journal that still holds the work (it has not dropped it yet) gets a copy instead.
-        *request = Arc::try_unwrap(lent).unwrap_or_else(|lent| ChatRequest::clone(&lent));
-        let produced = outcome.lock().unwrap_or_else(|p| p.into_inner()).take();
-        let recorded = match (recorded, produced) {
-            // The work ran: a journal returns what its work produced (`Journal::step`'s
-            // contract), and a response's JSON reads back equal to it (a test says so), so the
-            // run goes on with the response itself instead of reading its copy back.
-            (Ok(_), Some(Ok(response))) => return Ok(response),
-            (Ok(recorded), _) => recorded,
-            (Err(JournalError::StepFailed(text)), produced) => {
-                return Err(match produced {
-                    Some(Err(original)) => original,
-                    _ => AgentError::Model(ModelError::Other(text)),
-                });
-            }
-            (Err(error), _) => return Err(error.into()),
-        };
-        let value = crate::journal::read_entry(&step, recorded)?;
-        serde_json::from_value(value).map_err(|error| {
-            AgentError::Journal(JournalError::Unreadable {
-                step,
-                reason: error.to_string(),
-            })
-        })
     }
 
     /// A code skill's single model call.
