@@ -6,14 +6,15 @@ use agents_kt::{ApprovalRequest, Journal, JournalError};
 use futures::channel::{mpsc, oneshot};
 use futures::future::BoxFuture;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 /// What the run asks the workflow handler for.
 pub(crate) enum Request {
     /// Record (or replay) a step.
     Step {
         name: String,
-        work: BoxFuture<'static, Result<Value, String>>,
-        reply: oneshot::Sender<Result<Value, JournalError>>,
+        work: BoxFuture<'static, Result<Box<RawValue>, String>>,
+        reply: oneshot::Sender<Result<Box<RawValue>, JournalError>>,
     },
     /// Wait (durably) for an approval.
     Approval {
@@ -35,10 +36,10 @@ impl ChannelJournal {
         (ChannelJournal { run_id, requests }, inbox)
     }
 
-    async fn ask(
+    async fn ask<T>(
         &self,
-        request: impl FnOnce(oneshot::Sender<Result<Value, JournalError>>) -> Request,
-    ) -> Result<Value, JournalError> {
+        request: impl FnOnce(oneshot::Sender<Result<T, JournalError>>) -> Request,
+    ) -> Result<T, JournalError> {
         let (reply, answer) = oneshot::channel();
         self.requests
             .unbounded_send(request(reply))
@@ -57,8 +58,8 @@ impl Journal for ChannelJournal {
     fn step(
         &self,
         name: &str,
-        work: BoxFuture<'static, Result<Value, String>>,
-    ) -> BoxFuture<'_, Result<Value, JournalError>> {
+        work: BoxFuture<'static, Result<Box<RawValue>, String>>,
+    ) -> BoxFuture<'_, Result<Box<RawValue>, JournalError>> {
         let name = name.to_string();
         Box::pin(self.ask(move |reply| Request::Step { name, work, reply }))
     }

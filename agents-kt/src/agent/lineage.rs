@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::journal::{Journal, JournalError};
 use crate::tool::ParentRun;
@@ -78,27 +79,13 @@ impl Journal for ScopedJournal {
     fn step(
         &self,
         name: &str,
-        work: BoxFuture<'static, Result<Value, String>>,
-    ) -> BoxFuture<'_, Result<Value, JournalError>> {
+        work: BoxFuture<'static, Result<Box<RawValue>, String>>,
+    ) -> BoxFuture<'_, Result<Box<RawValue>, JournalError>> {
+        // Recorded under the scoped name — the run's envelope below writes it into the entry
+        // and checks it on replay — so a replay that meets a parent's step where the child's
+        // was recorded (or the reverse) is seen to diverge.
         let scoped = format!("{}/{name}", self.scope);
-        // Recorded under the scoped name, so a replay that meets a parent's step where the
-        // child's was recorded (or the reverse) is seen to diverge; read back under the child's.
-        let scope = self.scope.clone();
-        let work = Box::pin(async move {
-            let mut entry = work.await?;
-            rename_step(&mut entry, |own| Some(format!("{scope}/{own}")));
-            Ok(entry)
-        });
-        Box::pin(async move {
-            let mut entry = self.inner.step(&scoped, work).await?;
-            rename_step(&mut entry, |recorded| {
-                recorded
-                    .strip_prefix(self.scope.as_str())
-                    .and_then(|own| own.strip_prefix('/'))
-                    .map(str::to_string)
-            });
-            Ok(entry)
-        })
+        Box::pin(async move { self.inner.step(&scoped, work).await })
     }
 
     fn approval(
@@ -112,15 +99,5 @@ impl Journal for ScopedJournal {
         request.step = name.clone();
         request.run_id = self.inner.run_id().to_string();
         Box::pin(async move { self.inner.approval(&name, request).await })
-    }
-}
-
-/// Rename an entry's step by `rename` (an entry without a step, or a name `rename` does not take,
-/// is left as it is: the runtime's check then reports the divergence).
-fn rename_step(entry: &mut Value, rename: impl FnOnce(&str) -> Option<String>) {
-    if let Some(step) = entry.get_mut("step")
-        && let Some(renamed) = step.as_str().and_then(rename)
-    {
-        *step = Value::String(renamed);
     }
 }

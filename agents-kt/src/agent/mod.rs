@@ -380,8 +380,8 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
     ) -> (RunIds, Caller) {
         let id = journal.run_id().to_string();
         let ids = RunIds::new(id.clone(), id);
-        // Every step is stamped with the manifest it ran under.
-        let journal = Arc::new(crate::journal::Stamped::new(
+        // Every step is an entry with its name and the manifest it ran under.
+        let journal = Arc::new(crate::journal::Enveloped::new(
             journal,
             self.inner.core.manifest.shared_hash(),
         ));

@@ -126,7 +126,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         caller: Caller,
         events: Option<UnboundedSender<AgentEvent<OUT>>>,
     ) -> Self {
-        // Stamped with the tree's manifest: the root's, which a sub-agent's run carries on.
+        // The tree's manifest: the root's, which a sub-agent's run carries on.
         let manifest = match &caller.lineage {
             Some(lineage) => lineage.parent.ids().manifest.clone(),
             None => Some(core.manifest.shared_hash()),

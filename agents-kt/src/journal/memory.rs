@@ -1,16 +1,16 @@
 //! The journal in memory, and the recording both journals share: replay what was recorded, in
 //! order, then record what comes after — kept first by a [`Keeper`] when the journal is durable.
 //!
-//! Entries are held as their JSON text: recording one is one serialization into one string (a
-//! copy of the `Value` tree was two-thirds of what a journaled turn cost over an unjournaled
-//! one, with its drop), and a durable keeper stores that same text.
+//! Entries are held as their JSON text, as steps produce them: recording one is a copy of a
+//! string, and a durable keeper stores that same text.
 
 use std::sync::Mutex;
 
 use futures::future::BoxFuture;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
-use super::{Journal, JournalError, journal_entry, read_entry};
+use super::{Journal, JournalError, journal_entry, read_step_entry};
 
 /// Where a durable journal keeps each new entry before the run uses it (a database row): what
 /// the run goes on with is always what a replay will read.
@@ -31,8 +31,8 @@ pub(crate) trait Keeper: Send + Sync + 'static {
 /// ```
 pub struct MemoryJournal {
     run_id: String,
-    /// Each entry's JSON text, written by `serde_json` (so it always reads back).
-    entries: Mutex<Vec<String>>,
+    /// Each entry's JSON text.
+    entries: Mutex<Vec<Box<RawValue>>>,
     cursor: Mutex<usize>,
     desk: Option<crate::ApprovalDesk>,
     keeper: Option<Box<dyn Keeper>>,
@@ -47,11 +47,19 @@ impl MemoryJournal {
     /// A journal replaying `entries` (from [`MemoryJournal::entries`] of an earlier run), then
     /// recording what comes after them.
     pub fn replaying(run_id: impl Into<String>, entries: Vec<Value>) -> Self {
-        Self::replaying_texts(run_id, entries.iter().map(Value::to_string).collect())
+        Self::replaying_texts(
+            run_id,
+            entries
+                .iter()
+                // A `Value` is always JSON text; were it not, the entry would replay as `null`
+                // and the replay fail as diverged, never take the step twice.
+                .map(|entry| serde_json::value::to_raw_value(entry).unwrap_or_default())
+                .collect(),
+        )
     }
 
-    /// A journal replaying the entries in `texts`, each one JSON text that reads back.
-    pub(crate) fn replaying_texts(run_id: impl Into<String>, texts: Vec<String>) -> Self {
+    /// A journal replaying the entries `texts`.
+    pub(crate) fn replaying_texts(run_id: impl Into<String>, texts: Vec<Box<RawValue>>) -> Self {
         MemoryJournal {
             run_id: run_id.into(),
             entries: Mutex::new(texts),
@@ -83,15 +91,16 @@ impl MemoryJournal {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .iter()
-            .map(|text| read(text))
+            // Valid JSON by its type: every entry reads back.
+            .map(|text| serde_json::from_str(text.get()).unwrap_or(Value::Null))
             .collect()
     }
 
     /// The next recorded entry, if the replay has not reached the end.
-    fn replayed(&self) -> Option<Value> {
+    fn replayed(&self) -> Option<Box<RawValue>> {
         let mut cursor = self.cursor.lock().unwrap_or_else(|p| p.into_inner());
         let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-        let entry = entries.get(*cursor).map(|text| read(text));
+        let entry = entries.get(*cursor).cloned();
         if entry.is_some() {
             *cursor += 1;
         }
@@ -101,16 +110,11 @@ impl MemoryJournal {
     /// Record `entry` after the replayed ones — kept first, when a keeper keeps them. A run
     /// records its steps one at a time (a journaled run's tool calls too), so the position
     /// taken here is still the end when the entry is pushed.
-    async fn record(&self, entry: &Value) -> Result<(), JournalError> {
-        // Written straight into bytes: `Value`'s `Display` goes through a formatter, twice the
-        // instructions.
-        let entry = serde_json::to_string(entry).map_err(|error| {
-            JournalError::Failed(format!("the entry could not be written: {error}"))
-        })?;
+    async fn record(&self, entry: Box<RawValue>) -> Result<(), JournalError> {
         if let Some(keeper) = &self.keeper {
             let position = self.entries.lock().unwrap_or_else(|p| p.into_inner()).len();
             keeper
-                .keep(position, &entry)
+                .keep(position, entry.get())
                 .await
                 .map_err(JournalError::Failed)?;
         }
@@ -132,14 +136,14 @@ impl Journal for MemoryJournal {
     fn step(
         &self,
         _name: &str,
-        work: BoxFuture<'static, Result<Value, String>>,
-    ) -> BoxFuture<'_, Result<Value, JournalError>> {
+        work: BoxFuture<'static, Result<Box<RawValue>, String>>,
+    ) -> BoxFuture<'_, Result<Box<RawValue>, JournalError>> {
         Box::pin(async move {
             if let Some(entry) = self.replayed() {
                 return Ok(entry);
             }
             let entry = work.await.map_err(JournalError::StepFailed)?;
-            self.record(&entry).await?;
+            self.record(entry.clone()).await?;
             Ok(entry)
         })
     }
@@ -152,7 +156,9 @@ impl Journal for MemoryJournal {
         let name = name.to_string();
         Box::pin(async move {
             if let Some(entry) = self.replayed() {
-                return read_entry(&name, entry);
+                let value = read_step_entry(&name, &entry)?;
+                return serde_json::from_str(value.get())
+                    .map_err(|error| JournalError::unreadable(&name, error.to_string()));
             }
             let Some(desk) = &self.desk else {
                 return Err(JournalError::Failed(format!(
@@ -160,15 +166,12 @@ impl Journal for MemoryJournal {
                 )));
             };
             let answer = desk.ask(request).await;
-            self.record(&journal_entry(&name, answer.clone())).await?;
+            let entry = serde_json::value::to_raw_value(&journal_entry(&name, answer.clone()))
+                .map_err(|error| {
+                    JournalError::Failed(format!("the answer could not be recorded: {error}"))
+                })?;
+            self.record(entry).await?;
             Ok(answer)
         })
     }
-}
-
-/// An entry's text read back. Every text here was written by `serde_json` (or checked when a
-/// durable journal was opened), so it parses; were it not to, the replay meets a `null` entry and
-/// fails as a diverged step, never as a step taken twice.
-fn read(text: &str) -> Value {
-    serde_json::from_str(text).unwrap_or(Value::Null)
 }

@@ -18,15 +18,18 @@ mod memory;
 mod sqlite;
 
 use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 pub use memory::MemoryJournal;
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteJournal;
 
-/// Where a run's steps are recorded and replayed from. Implementations record opaque JSON values
-/// in order; the runtime wraps each with its step's name and checks it on replay, so a journal
-/// needs no knowledge of what a step is.
+/// Where a run's steps are recorded and replayed from. Implementations record opaque JSON texts
+/// in order (each a [`RawValue`]: valid JSON, kept as its text, so recording one is a copy of a
+/// string, not of a tree of values); the runtime wraps each with its step's name and checks it on
+/// replay, so a journal needs no knowledge of what a step is.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -48,16 +51,16 @@ pub trait Journal: Send + Sync + 'static {
     /// root of its tools' idempotency keys.
     fn run_id(&self) -> &str;
 
-    /// The recorded result of the step `name`: on first execution, `work`'s result, recorded
-    /// before it is returned as it is (the runtime may go on with what `work` produced rather
-    /// than read the returned copy); on replay, the recorded one, and `work` is dropped unpolled. A
-    /// `work` that fails is not recorded ([`JournalError::StepFailed`]): a durable engine may
-    /// retry it.
+    /// The recorded entry of the step `name` (its JSON text): on first execution, `work`'s
+    /// entry, recorded before it is returned as it is (the runtime may go on with what `work`
+    /// produced rather than read the returned copy); on replay, the recorded one, and `work` is
+    /// dropped unpolled. A `work` that fails is not recorded ([`JournalError::StepFailed`]): a
+    /// durable engine may retry it.
     fn step(
         &self,
         name: &str,
-        work: BoxFuture<'static, Result<Value, String>>,
-    ) -> BoxFuture<'_, Result<Value, JournalError>>;
+        work: BoxFuture<'static, Result<Box<RawValue>, String>>,
+    ) -> BoxFuture<'_, Result<Box<RawValue>, JournalError>>;
 
     /// The recorded answer to the approval `name` (JSON of an
     /// [`ApprovalAnswer`](crate::ApprovalAnswer)): on first execution, waits — durably, where the
@@ -131,8 +134,10 @@ impl JournalError {
     }
 }
 
-/// A step's recorded value: its name with its result, so a replay can check it is the same step.
-/// A [`Journal`] records what `step`'s work returns as it is; this is how the runtime builds it.
+/// A recorded entry: a step's name with its result, so a replay can check it is the same step —
+/// how an approval's answer is recorded ([`Journal::approval`] returns the answer alone). A
+/// step's entry, which [`Journal::step`]'s work returns as text, has these fields and the
+/// manifest's hash beside them.
 ///
 /// ```
 /// use agents_kt::journal_entry;
@@ -147,21 +152,47 @@ pub fn journal_entry(name: &str, value: Value) -> Value {
     Value::Object(entry)
 }
 
-/// A run's journal whose every recorded step carries the hash of the permission manifest it ran
-/// under (`"manifest"` beside `"step"` and `"value"`), so a recorded run says under which
-/// permissions each step happened.
-pub(crate) struct Stamped {
+/// A run's journal as its steps see it: each step's value goes in as an entry carrying the
+/// step's name and the hash of the permission manifest it ran under (`"manifest"` beside `"step"`
+/// and `"value"`, so a recorded run says under which permissions each step happened), and comes
+/// back out of the recorded entry, its name checked against the step this run is taking. Every
+/// journaled run's steps go through one (a sub-agent's too, under its scoped names).
+pub(crate) struct Enveloped {
     inner: std::sync::Arc<dyn Journal>,
-    manifest: std::sync::Arc<str>,
+    /// The manifest's hash as JSON text, written into every entry as it is.
+    manifest: std::sync::Arc<RawValue>,
 }
 
-impl Stamped {
+impl Enveloped {
     pub(crate) fn new(inner: std::sync::Arc<dyn Journal>, manifest: std::sync::Arc<str>) -> Self {
-        Stamped { inner, manifest }
+        // A string is always JSON; were it not, entries would name no manifest (`null`).
+        let manifest = serde_json::value::to_raw_value(&*manifest).unwrap_or_default();
+        Enveloped {
+            inner,
+            manifest: manifest.into(),
+        }
     }
 }
 
-impl Journal for Stamped {
+/// A step's entry as it is written: its fields in the order a JSON object of them sorts in, as
+/// entries were always written.
+#[derive(Serialize)]
+struct Entry<'a> {
+    manifest: &'a RawValue,
+    step: &'a str,
+    value: &'a RawValue,
+}
+
+/// A recorded entry as it is read back: the value stays text, borrowed from the entry.
+#[derive(Deserialize)]
+struct RecordedEntry<'a> {
+    #[serde(borrow, default)]
+    step: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    value: &'a RawValue,
+}
+
+impl Journal for Enveloped {
     fn run_id(&self) -> &str {
         self.inner.run_id()
     }
@@ -169,17 +200,39 @@ impl Journal for Stamped {
     fn step(
         &self,
         name: &str,
-        work: BoxFuture<'static, Result<Value, String>>,
-    ) -> BoxFuture<'_, Result<Value, JournalError>> {
+        work: BoxFuture<'static, Result<Box<RawValue>, String>>,
+    ) -> BoxFuture<'_, Result<Box<RawValue>, JournalError>> {
+        // One copy of the name, for the entry and for checking a replayed one.
+        let step: std::sync::Arc<str> = name.into();
         let manifest = std::sync::Arc::clone(&self.manifest);
-        let work = Box::pin(async move {
-            let mut entry = work.await?;
-            if let Value::Object(map) = &mut entry {
-                map.insert("manifest".to_string(), Value::from(&*manifest));
+        // The value the work produced, when it ran: a journal returns what its work produced,
+        // so the entry need not be read back to find it again.
+        let produced: std::sync::Arc<std::sync::Mutex<Option<Box<RawValue>>>> = Default::default();
+        let work = {
+            let (produced, step) = (
+                std::sync::Arc::clone(&produced),
+                std::sync::Arc::clone(&step),
+            );
+            Box::pin(async move {
+                let value = work.await?;
+                let entry = Entry {
+                    manifest: &manifest,
+                    step: &step,
+                    value: &value,
+                };
+                let entry = serde_json::value::to_raw_value(&entry)
+                    .map_err(|error| format!("the step's entry could not be written: {error}"))?;
+                *produced.lock().unwrap_or_else(|p| p.into_inner()) = Some(value);
+                Ok(entry)
+            })
+        };
+        Box::pin(async move {
+            let recorded = self.inner.step(&step, work).await?;
+            match produced.lock().unwrap_or_else(|p| p.into_inner()).take() {
+                Some(value) => Ok(value),
+                None => read_step_entry(&step, &recorded),
             }
-            Ok(entry)
-        });
-        self.inner.step(name, work)
+        })
     }
 
     fn approval(
@@ -192,30 +245,25 @@ impl Journal for Stamped {
     }
 }
 
-/// The value in a recorded `entry`, checked against the step this run is taking.
-pub(crate) fn read_entry(expected: &str, entry: Value) -> Result<Value, JournalError> {
-    let recorded = entry
-        .get("step")
-        .and_then(Value::as_str)
-        .unwrap_or("<unnamed>");
+/// The value of a recorded step entry, checked against the step this run is taking.
+pub(crate) fn read_step_entry(
+    expected: &str,
+    entry: &RawValue,
+) -> Result<Box<RawValue>, JournalError> {
+    let unreadable = |reason: String| JournalError::Unreadable {
+        step: expected.to_string(),
+        reason,
+    };
+    let read: RecordedEntry<'_> =
+        serde_json::from_str(entry.get()).map_err(|error| unreadable(error.to_string()))?;
+    let recorded = read.step.as_deref().unwrap_or("<unnamed>");
     if recorded != expected {
         return Err(JournalError::Diverged {
             expected: expected.to_string(),
             recorded: recorded.to_string(),
         });
     }
-    let Value::Object(mut fields) = entry else {
-        return Err(JournalError::Unreadable {
-            step: expected.to_string(),
-            reason: "not an object".to_string(),
-        });
-    };
-    fields
-        .remove("value")
-        .ok_or_else(|| JournalError::Unreadable {
-            step: expected.to_string(),
-            reason: "no value".to_string(),
-        })
+    Ok(read.value.to_owned())
 }
 
 crate::error_debug::readable_debug!(JournalError);

@@ -7,6 +7,7 @@ use std::path::Path;
 use futures::future::BoxFuture;
 use rusqlite::params;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::memory::{Keeper, MemoryJournal};
 use super::{Journal, JournalError};
@@ -97,8 +98,8 @@ impl Journal for SqliteJournal {
     fn step(
         &self,
         name: &str,
-        work: BoxFuture<'static, Result<Value, String>>,
-    ) -> BoxFuture<'_, Result<Value, JournalError>> {
+        work: BoxFuture<'static, Result<Box<RawValue>, String>>,
+    ) -> BoxFuture<'_, Result<Box<RawValue>, JournalError>> {
         self.recording.step(name, work)
     }
 
@@ -120,7 +121,7 @@ fn connection_schema(connection: &Shared) -> Result<(), JournalError> {
 
 /// The entries recorded for `run_id`, in order, as their JSON texts; a gap or a text that is not
 /// JSON is an unreadable journal.
-fn recorded(connection: &Shared, run_id: &str) -> Result<Vec<String>, JournalError> {
+fn recorded(connection: &Shared, run_id: &str) -> Result<Vec<Box<RawValue>>, JournalError> {
     let connection = sqlite_file::lock(connection);
     let mut statement = connection
         .prepare(
@@ -142,9 +143,9 @@ fn recorded(connection: &Shared, run_id: &str) -> Result<Vec<String>, JournalErr
                 format!("found entry {position} where {expected} was expected (one is missing)"),
             ));
         }
-        serde_json::from_str::<serde::de::IgnoredAny>(&text)
+        let entry = RawValue::from_string(text)
             .map_err(|error| JournalError::unreadable(step, error.to_string()))?;
-        entries.push(text);
+        entries.push(entry);
     }
     Ok(entries)
 }

@@ -1,52 +1,92 @@
 //! A tool execution as a journaled step: the body runs the first time, its output or failure
 //! recorded; a replay reads them back, so a tool does not act twice.
 
+use std::sync::{Arc, Mutex};
+
 use futures::future::BoxFuture;
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 
 use super::record::{Journaled, ToolFailure};
 
-/// What a journaled tool body produced: its output as JSON (or why it is not JSON), or its failure.
-pub(crate) type JournaledBody = Result<Result<Value, serde_json::Error>, ToolFailure>;
+/// What a journaled tool body produced: its output as JSON text (or why it is not JSON), or its
+/// failure.
+pub(crate) type JournaledBody = Result<Result<Box<RawValue>, serde_json::Error>, ToolFailure>;
+
+/// What a tool's body produced: its output's text, or its failure.
+type Produced = Result<Box<RawValue>, ToolFailure>;
+
+/// A tool step's value as it is written: `{"output": …}` or `{"failure": …}`.
+#[derive(Serialize)]
+#[serde(rename_all = "lowercase")]
+enum Written<'a> {
+    Output(&'a RawValue),
+    Failure(&'a ToolFailure),
+}
+
+/// A tool step's value as it is read back, the output still text.
+#[derive(Deserialize)]
+struct Read<'a> {
+    #[serde(borrow, default)]
+    output: Option<&'a RawValue>,
+    #[serde(default)]
+    failure: Option<ToolFailure>,
+}
 
 /// A tool execution as the journaled step `journaled.step`: `body` runs only the first time, its
-/// output or failure recorded; a replay reads them back. The step's name and the recorded output.
+/// output or failure recorded; a replay reads them back. The step's name and the recorded
+/// output's JSON text.
 pub(crate) async fn journaled_step(
     journaled: &Journaled<'_>,
     body: BoxFuture<'static, JournaledBody>,
-) -> Result<(String, Value), ToolFailure> {
+) -> Result<(String, Box<RawValue>), ToolFailure> {
     let step = journaled.step.clone();
+    // What the body produced, when it ran: read from its own text (as a replay reads it), not
+    // found again in the recorded entry.
+    let produced: Arc<Mutex<Option<Produced>>> = Arc::default();
     let work = {
-        let step = step.clone();
+        let produced = Arc::clone(&produced);
         Box::pin(async move {
-            let value = match body.await {
-                // By hand: `json!` would serialize the output again into a copy of itself.
-                Ok(Ok(output)) => {
-                    Value::Object(serde_json::Map::from_iter([("output".to_string(), output)]))
-                }
-                Ok(Err(error)) => serde_json::json!({ "failure": ToolFailure::Error(format!(
+            let result = match body.await {
+                Ok(Ok(output)) => Ok(output),
+                Ok(Err(error)) => Err(ToolFailure::Error(format!(
                     "the tool's output could not be journaled: {error}"
-                )) }),
-                Err(failure) => serde_json::json!({ "failure": failure }),
+                ))),
+                Err(failure) => Err(failure),
             };
-            Ok(crate::journal_entry(&step, value))
-        }) as BoxFuture<'static, Result<Value, String>>
+            let written = write(&match &result {
+                Ok(output) => Written::Output(output),
+                Err(failure) => Written::Failure(failure),
+            })?;
+            *produced.lock().unwrap_or_else(|p| p.into_inner()) = Some(result);
+            Ok(written)
+        }) as BoxFuture<'static, Result<Box<RawValue>, String>>
     };
     let recorded = journaled
         .journal
         .step(&step, work)
         .await
         .map_err(ToolFailure::Journal)?;
-    let mut value = crate::journal::read_entry(&step, recorded).map_err(ToolFailure::Journal)?;
-    if let Some(failure) = value.get_mut("failure") {
-        return Err(serde_json::from_value(failure.take())
-            .unwrap_or_else(|error| unreadable(step, error.to_string())));
+    if let Some(result) = produced.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        return result.map(|output| (step, output));
     }
-    let output = value
-        .get_mut("output")
-        .map(Value::take)
-        .unwrap_or(Value::Null);
+    let read: Read<'_> = match serde_json::from_str(recorded.get()) {
+        Ok(read) => read,
+        Err(error) => return Err(unreadable(step, error.to_string())),
+    };
+    if let Some(failure) = read.failure {
+        return Err(failure);
+    }
+    // A recorded `null` output reads as absent: both are the text `null`.
+    let output = read
+        .output
+        .map_or_else(Box::<RawValue>::default, RawValue::to_owned);
     Ok((step, output))
+}
+
+fn write(value: &Written<'_>) -> Result<Box<RawValue>, String> {
+    serde_json::value::to_raw_value(value)
+        .map_err(|error| format!("the tool's step could not be written: {error}"))
 }
 
 /// A recorded step that does not read back as a tool's result.

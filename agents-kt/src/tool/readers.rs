@@ -68,8 +68,8 @@ impl<T: Tool> Readers<T> {
         (self.args)(&json.to_string())
     }
 
-    /// An output from a JSON value (a dynamic link's substitute or replacement, a replay).
-    pub(crate) fn output(&self, json: &Value) -> Result<T::Output, serde_json::Error> {
-        (self.output)(&json.to_string())
+    /// An output from its text (a journaled step's).
+    pub(crate) fn output_from_text(&self, text: &str) -> Result<T::Output, serde_json::Error> {
+        (self.output)(text)
     }
 }

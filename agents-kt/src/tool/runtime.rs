@@ -431,11 +431,11 @@ impl<T: Tool> ToolRuntime<T> {
         let body = Box::pin(async move {
             Body::new(tool.call(args, &ctx), timeout)
                 .await
-                .map(|output| serde_json::to_value(&output))
+                .map(|output| serde_json::value::to_raw_value(&output))
         }) as BoxFuture<'static, JournaledBody>;
         let (step, output) = journaled_step(journaled, body).await?;
         self.readers
-            .output(&output)
+            .output_from_text(output.get())
             .map_err(|error| unreadable(step, error.to_string()))
     }
 }

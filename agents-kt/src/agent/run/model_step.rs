@@ -5,6 +5,8 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 use super::{Run, chat_contained};
+use serde_json::value::RawValue;
+
 use crate::journal::{Journal, JournalError};
 use crate::{AgentError, ChatRequest, ChatResponse, ModelError};
 
@@ -26,18 +28,14 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         // and taken back once the step is done.
         let lent = Arc::new(std::mem::take(request));
         let work = {
-            let (model, request, step, outcome) = (
-                Arc::clone(model),
-                Arc::clone(&lent),
-                step.clone(),
-                Arc::clone(&outcome),
-            );
+            let (model, request, outcome) =
+                (Arc::clone(model), Arc::clone(&lent), Arc::clone(&outcome));
             Box::pin(async move {
                 let error = match chat_contained(model.as_ref(), &request).await {
-                    Ok(response) => match serde_json::to_value(&response) {
+                    Ok(response) => match serde_json::value::to_raw_value(&response) {
                         Ok(value) => {
                             *outcome.lock().unwrap_or_else(|p| p.into_inner()) = Some(Ok(response));
-                            return Ok(crate::journal_entry(&step, value));
+                            return Ok(value);
                         }
                         Err(error) => AgentError::Model(ModelError::Other(format!(
                             "the model's reply could not be journaled: {error}"
@@ -48,7 +46,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                 let text = error.to_string();
                 *outcome.lock().unwrap_or_else(|p| p.into_inner()) = Some(Err(error));
                 Err(text)
-            }) as futures::future::BoxFuture<'static, Result<serde_json::Value, String>>
+            }) as futures::future::BoxFuture<'static, Result<Box<RawValue>, String>>
         };
         let recorded = journal.step(&step, work).await;
         // A journal that still holds the work (it has not dropped it yet) gets a copy instead.
@@ -68,8 +66,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             }
             (Err(error), _) => return Err(error.into()),
         };
-        let value = crate::journal::read_entry(&step, recorded)?;
-        serde_json::from_value(value).map_err(|error| {
+        serde_json::from_str(recorded.get()).map_err(|error| {
             AgentError::Journal(JournalError::Unreadable {
                 step,
                 reason: error.to_string(),
