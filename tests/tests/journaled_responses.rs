@@ -6,6 +6,30 @@ use std::sync::Arc;
 
 use agents_kt::{Agent, ChatResponse, MemoryJournal, Reply, ScriptedModel, ToolCall, Usage};
 use proptest::prelude::*;
+use serde_json::json;
+
+/// Entries as the code before journal steps became text wrote them (`Value` objects, keys
+/// sorted) replay unchanged: the model is not asked again.
+#[tokio::test]
+async fn entries_recorded_before_steps_became_text_still_replay() {
+    let model = ScriptedModel::new(Vec::<Reply>::new());
+    let agent = Agent::<String, String>::builder("journaled")
+        .model(model.clone())
+        .build()
+        .expect("the agent builds");
+    let recorded = vec![json!({
+        "manifest": "0f3e",
+        "step": "turn#1",
+        "value": {"content": "from the journal", "tool_calls": [], "usage": null}
+    })];
+    let replay = Arc::new(MemoryJournal::replaying("run-1", recorded));
+    let output = agent
+        .run_journaled("hi".into(), Default::default(), replay)
+        .await
+        .expect("the replay answers from the journal");
+    assert_eq!(output, "from the journal");
+    assert!(model.requests().is_empty());
+}
 
 /// Text as models write it: quotes, escapes, non-ASCII letters, emoji, control characters.
 fn text() -> impl Strategy<Value = String> {
