@@ -5,11 +5,6 @@
 
 use std::sync::Arc;
 
-use futures::future::BoxFuture;
-use serde_json::Value;
-use serde_json::value::RawValue;
-
-use crate::journal::{Journal, JournalError};
 use crate::tool::ParentRun;
 use crate::{AgentError, ParentCall};
 
@@ -48,56 +43,5 @@ impl Lineage {
             call,
             max_depth,
         })
-    }
-}
-
-/// A parent's journal seen from a child: every step the child records is named inside the
-/// parent's step for the call (`tool#2:research/turn#1`), so a replay of the parent replays the
-/// child's steps in place — the child's model is not asked again and its tools do not act twice.
-pub(crate) struct ScopedJournal {
-    inner: Arc<dyn Journal>,
-    scope: String,
-    run_id: String,
-}
-
-impl ScopedJournal {
-    pub(crate) fn new(inner: Arc<dyn Journal>, scope: String) -> Self {
-        let run_id = format!("{}/{scope}", inner.run_id());
-        ScopedJournal {
-            inner,
-            scope,
-            run_id,
-        }
-    }
-}
-
-impl Journal for ScopedJournal {
-    fn run_id(&self) -> &str {
-        &self.run_id
-    }
-
-    fn step(
-        &self,
-        name: &str,
-        work: BoxFuture<'static, Result<Box<RawValue>, String>>,
-    ) -> BoxFuture<'_, Result<Box<RawValue>, JournalError>> {
-        // Recorded under the scoped name — the run's envelope below writes it into the entry
-        // and checks it on replay — so a replay that meets a parent's step where the child's
-        // was recorded (or the reverse) is seen to diverge.
-        let scoped = format!("{}/{name}", self.scope);
-        Box::pin(async move { self.inner.step(&scoped, work).await })
-    }
-
-    fn approval(
-        &self,
-        name: &str,
-        request: crate::ApprovalRequest,
-    ) -> BoxFuture<'_, Result<Value, JournalError>> {
-        let name = format!("{}/{name}", self.scope);
-        // An approver answers the durable run (the journal's), at the step it is named by there.
-        let mut request = request;
-        request.step = name.clone();
-        request.run_id = self.inner.run_id().to_string();
-        Box::pin(async move { self.inner.approval(&name, request).await })
     }
 }

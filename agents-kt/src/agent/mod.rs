@@ -381,9 +381,9 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         let id = journal.run_id().to_string();
         let ids = RunIds::new(id.clone(), id);
         // Every step is an entry with its name and the manifest it ran under.
-        let journal = Arc::new(crate::journal::Enveloped::new(
+        let journal = Arc::new(crate::journal::RunJournal::new(
             journal,
-            self.inner.core.manifest.shared_hash(),
+            &self.inner.core.manifest.shared_hash(),
         ));
         let caller = Caller {
             extensions,

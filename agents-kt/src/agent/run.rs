@@ -21,7 +21,7 @@ use crate::approval::{Channel, RunApprovals};
 use crate::budget::BudgetTracker;
 use crate::chain::GateOwner;
 use crate::chain::panic_message;
-use crate::journal::Journal;
+use crate::journal::RunJournal;
 use crate::ledger::CallLedger;
 use crate::tool::context::ToolEvents;
 use crate::tool::inherited::{Ancestor, Inherited};
@@ -53,7 +53,7 @@ pub(crate) struct Run<OUT> {
     /// A turn substitute taken inside a code skill: it is the run's output.
     substitute: Mutex<Option<OUT>>,
     /// Where the run's steps are recorded and replayed from, when it is journaled.
-    journal: Option<Arc<dyn Journal>>,
+    journal: Option<Arc<RunJournal>>,
     /// Where its approvals go: the journal, else the agent's approval desk (or the nearest
     /// ancestor's), else nowhere.
     approvals: Option<Arc<RunApprovals>>,
@@ -96,7 +96,7 @@ pub(crate) struct Caller {
     pub extensions: Extensions,
     pub client: Option<String>,
     pub progress: Option<Arc<dyn ToolEvents>>,
-    pub journal: Option<Arc<dyn Journal>>,
+    pub journal: Option<Arc<RunJournal>>,
     /// The run whose tool call started this one (a sub-agent's run).
     pub lineage: Option<Lineage>,
     /// The conversation before the input.
@@ -243,7 +243,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
     }
 
     /// The run's journal, when it is journaled.
-    pub(crate) fn journal(&self) -> Option<&Arc<dyn Journal>> {
+    pub(crate) fn journal(&self) -> Option<&Arc<RunJournal>> {
         self.journal.as_ref()
     }
 

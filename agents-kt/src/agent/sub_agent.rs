@@ -17,11 +17,11 @@ use serde_json::Value;
 use futures::future::BoxFuture;
 
 use super::agent_ref::AgentRef;
-use super::lineage::{Lineage, ScopedJournal};
+use super::lineage::Lineage;
 use super::run::{Caller, Run};
 use super::{Agent, AgentInput, AgentOutput};
 use crate::tool::{ChildOf, LinkedAgent, ToolTarget};
-use crate::{AgentError, Journal, Message, RunIds, ToolContext, ToolError};
+use crate::{AgentError, Message, RunIds, ToolContext, ToolError};
 
 /// An agent offered to other agents as a tool: what [`Agent::as_tool`] returns, registered with
 /// [`AgentBuilder::sub_agent`](crate::AgentBuilder::sub_agent). For interceptors typed by the
@@ -174,9 +174,9 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
                 return Err(self.failure(error));
             }
         };
-        let journal = ctx.journal_scope().map(|(journal, step)| {
-            Arc::new(ScopedJournal::new(Arc::clone(journal), step.clone())) as Arc<dyn Journal>
-        });
+        let journal = ctx
+            .journal_scope()
+            .map(|(journal, step)| Arc::new(journal.scoped(step)));
         let run_id = match &journal {
             Some(journal) => journal.run_id().to_string(),
             None => self.next_ids("run").run_id,

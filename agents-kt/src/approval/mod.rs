@@ -10,6 +10,7 @@
 //! asks again, for them); arguments changed by a later interceptor after an approval deny the
 //! call. Ask in a gate to approve exactly what will run.
 
+use crate::journal::RunJournal;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
@@ -19,8 +20,6 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-
-use crate::Journal;
 
 mod board;
 mod desk;
@@ -298,7 +297,7 @@ fn now_ms() -> u64 {
 /// Where a run's approvals go: its journal (recorded, durable), or a desk.
 #[derive(Clone)]
 pub(crate) enum Channel {
-    Journal(Arc<dyn Journal>),
+    Journal(Arc<RunJournal>),
     Desk(ApprovalDesk),
 }
 

@@ -10,7 +10,8 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::{Journal, JournalError, journal_entry, read_step_entry};
+use super::run_journal::read_value;
+use super::{Journal, JournalError, journal_entry};
 
 /// Where a durable journal keeps each new entry before the run uses it (a database row): what
 /// the run goes on with is always what a replay will read.
@@ -31,11 +32,17 @@ pub(crate) trait Keeper: Send + Sync + 'static {
 /// ```
 pub struct MemoryJournal {
     run_id: String,
-    /// Each entry's JSON text.
-    entries: Mutex<Vec<Box<RawValue>>>,
-    cursor: Mutex<usize>,
+    /// Each entry's JSON text, and how many of them the run has replayed or recorded: one lock
+    /// for both, taken once per step.
+    recording: Mutex<Recording>,
     desk: Option<crate::ApprovalDesk>,
     keeper: Option<Box<dyn Keeper>>,
+}
+
+/// A journal's entries and its place in them.
+struct Recording {
+    entries: Vec<Box<RawValue>>,
+    cursor: usize,
 }
 
 impl MemoryJournal {
@@ -62,8 +69,10 @@ impl MemoryJournal {
     pub(crate) fn replaying_texts(run_id: impl Into<String>, texts: Vec<Box<RawValue>>) -> Self {
         MemoryJournal {
             run_id: run_id.into(),
-            entries: Mutex::new(texts),
-            cursor: Mutex::new(0),
+            recording: Mutex::new(Recording {
+                entries: texts,
+                cursor: 0,
+            }),
             desk: None,
             keeper: None,
         }
@@ -87,22 +96,24 @@ impl MemoryJournal {
 
     /// What was recorded, in order.
     pub fn entries(&self) -> Vec<Value> {
-        self.entries
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.recording()
+            .entries
             .iter()
             // Valid JSON by its type: every entry reads back.
             .map(|text| serde_json::from_str(text.get()).unwrap_or(Value::Null))
             .collect()
     }
 
+    fn recording(&self) -> std::sync::MutexGuard<'_, Recording> {
+        self.recording.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// The next recorded entry, if the replay has not reached the end.
     fn replayed(&self) -> Option<Box<RawValue>> {
-        let mut cursor = self.cursor.lock().unwrap_or_else(|p| p.into_inner());
-        let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-        let entry = entries.get(*cursor).cloned();
+        let mut recording = self.recording();
+        let entry = recording.entries.get(recording.cursor).cloned();
         if entry.is_some() {
-            *cursor += 1;
+            recording.cursor += 1;
         }
         entry
     }
@@ -112,18 +123,15 @@ impl MemoryJournal {
     /// taken here is still the end when the entry is pushed.
     async fn record(&self, entry: Box<RawValue>) -> Result<(), JournalError> {
         if let Some(keeper) = &self.keeper {
-            let position = self.entries.lock().unwrap_or_else(|p| p.into_inner()).len();
+            let position = self.recording().entries.len();
             keeper
                 .keep(position, entry.get())
                 .await
                 .map_err(JournalError::Failed)?;
         }
-        let mut cursor = self.cursor.lock().unwrap_or_else(|p| p.into_inner());
-        self.entries
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(entry);
-        *cursor += 1;
+        let mut recording = self.recording();
+        recording.entries.push(entry);
+        recording.cursor += 1;
         Ok(())
     }
 }
@@ -156,7 +164,7 @@ impl Journal for MemoryJournal {
         let name = name.to_string();
         Box::pin(async move {
             if let Some(entry) = self.replayed() {
-                let value = read_step_entry(&name, &entry)?;
+                let value = read_value(&name, &entry)?;
                 return serde_json::from_str(value.get())
                     .map_err(|error| JournalError::unreadable(&name, error.to_string()));
             }

@@ -14,15 +14,16 @@
 //! process and a run can move to another worker.
 
 mod memory;
+mod run_journal;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 
 use futures::future::BoxFuture;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
 pub use memory::MemoryJournal;
+pub(crate) use run_journal::{EntryWriter, RunJournal};
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteJournal;
 
@@ -150,120 +151,6 @@ pub fn journal_entry(name: &str, value: Value) -> Value {
     entry.insert("step".to_string(), Value::String(name.to_string()));
     entry.insert("value".to_string(), value);
     Value::Object(entry)
-}
-
-/// A run's journal as its steps see it: each step's value goes in as an entry carrying the
-/// step's name and the hash of the permission manifest it ran under (`"manifest"` beside `"step"`
-/// and `"value"`, so a recorded run says under which permissions each step happened), and comes
-/// back out of the recorded entry, its name checked against the step this run is taking. Every
-/// journaled run's steps go through one (a sub-agent's too, under its scoped names).
-pub(crate) struct Enveloped {
-    inner: std::sync::Arc<dyn Journal>,
-    /// The manifest's hash as JSON text, written into every entry as it is.
-    manifest: std::sync::Arc<RawValue>,
-}
-
-impl Enveloped {
-    pub(crate) fn new(inner: std::sync::Arc<dyn Journal>, manifest: std::sync::Arc<str>) -> Self {
-        // A string is always JSON; were it not, entries would name no manifest (`null`).
-        let manifest = serde_json::value::to_raw_value(&*manifest).unwrap_or_default();
-        Enveloped {
-            inner,
-            manifest: manifest.into(),
-        }
-    }
-}
-
-/// A step's entry as it is written: its fields in the order a JSON object of them sorts in, as
-/// entries were always written.
-#[derive(Serialize)]
-struct Entry<'a> {
-    manifest: &'a RawValue,
-    step: &'a str,
-    value: &'a RawValue,
-}
-
-/// A recorded entry as it is read back: the value stays text, borrowed from the entry.
-#[derive(Deserialize)]
-struct RecordedEntry<'a> {
-    #[serde(borrow, default)]
-    step: Option<std::borrow::Cow<'a, str>>,
-    #[serde(borrow)]
-    value: &'a RawValue,
-}
-
-impl Journal for Enveloped {
-    fn run_id(&self) -> &str {
-        self.inner.run_id()
-    }
-
-    fn step(
-        &self,
-        name: &str,
-        work: BoxFuture<'static, Result<Box<RawValue>, String>>,
-    ) -> BoxFuture<'_, Result<Box<RawValue>, JournalError>> {
-        // One copy of the name, for the entry and for checking a replayed one.
-        let step: std::sync::Arc<str> = name.into();
-        let manifest = std::sync::Arc::clone(&self.manifest);
-        // The value the work produced, when it ran: a journal returns what its work produced,
-        // so the entry need not be read back to find it again.
-        let produced: std::sync::Arc<std::sync::Mutex<Option<Box<RawValue>>>> = Default::default();
-        let work = {
-            let (produced, step) = (
-                std::sync::Arc::clone(&produced),
-                std::sync::Arc::clone(&step),
-            );
-            Box::pin(async move {
-                let value = work.await?;
-                let entry = Entry {
-                    manifest: &manifest,
-                    step: &step,
-                    value: &value,
-                };
-                let entry = serde_json::value::to_raw_value(&entry)
-                    .map_err(|error| format!("the step's entry could not be written: {error}"))?;
-                *produced.lock().unwrap_or_else(|p| p.into_inner()) = Some(value);
-                Ok(entry)
-            })
-        };
-        Box::pin(async move {
-            let recorded = self.inner.step(&step, work).await?;
-            match produced.lock().unwrap_or_else(|p| p.into_inner()).take() {
-                Some(value) => Ok(value),
-                None => read_step_entry(&step, &recorded),
-            }
-        })
-    }
-
-    fn approval(
-        &self,
-        name: &str,
-        request: crate::ApprovalRequest,
-    ) -> BoxFuture<'_, Result<Value, JournalError>> {
-        // The request carries the manifest, and its fingerprint is bound to it.
-        self.inner.approval(name, request)
-    }
-}
-
-/// The value of a recorded step entry, checked against the step this run is taking.
-pub(crate) fn read_step_entry(
-    expected: &str,
-    entry: &RawValue,
-) -> Result<Box<RawValue>, JournalError> {
-    let unreadable = |reason: String| JournalError::Unreadable {
-        step: expected.to_string(),
-        reason,
-    };
-    let read: RecordedEntry<'_> =
-        serde_json::from_str(entry.get()).map_err(|error| unreadable(error.to_string()))?;
-    let recorded = read.step.as_deref().unwrap_or("<unnamed>");
-    if recorded != expected {
-        return Err(JournalError::Diverged {
-            expected: expected.to_string(),
-            recorded: recorded.to_string(),
-        });
-    }
-    Ok(read.value.to_owned())
 }
 
 crate::error_debug::readable_debug!(JournalError);

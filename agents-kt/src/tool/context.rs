@@ -38,7 +38,7 @@ pub struct ToolContext {
     parent: Option<Arc<dyn ParentRun>>,
     /// In a journaled run, the journal and the step this call's effects are recorded under —
     /// set only for a tool that runs an agent, whose own steps are recorded inside it.
-    journal_scope: Option<(Arc<dyn crate::Journal>, String)>,
+    journal_scope: Option<(Arc<crate::journal::RunJournal>, String)>,
 }
 
 impl ToolContext {
@@ -67,7 +67,7 @@ impl ToolContext {
     /// This context, with the journal step a sub-agent's steps are recorded inside.
     pub(crate) fn with_journal_scope(
         mut self,
-        journal: Arc<dyn crate::Journal>,
+        journal: Arc<crate::journal::RunJournal>,
         step: String,
     ) -> Self {
         self.journal_scope = Some((journal, step));
@@ -80,7 +80,7 @@ impl ToolContext {
     }
 
     /// The journal and step a sub-agent's steps go inside, in a journaled run.
-    pub(crate) fn journal_scope(&self) -> Option<&(Arc<dyn crate::Journal>, String)> {
+    pub(crate) fn journal_scope(&self) -> Option<&(Arc<crate::journal::RunJournal>, String)> {
         self.journal_scope.as_ref()
     }
 

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::record::{Journaled, ToolFailure};
+use crate::journal::EntryWriter;
 
 /// What a journaled tool body produced: its output as JSON text (or why it is not JSON), or its
 /// failure.
@@ -34,17 +35,15 @@ struct Read<'a> {
 }
 
 /// A tool execution as the journaled step `journaled.step`: `body` runs only the first time, its
-/// output or failure recorded; a replay reads them back. The step's name and the recorded
-/// output's JSON text.
+/// output or failure recorded; a replay reads them back. The output's JSON text.
 pub(crate) async fn journaled_step(
     journaled: &Journaled<'_>,
     body: BoxFuture<'static, JournaledBody>,
-) -> Result<(String, Box<RawValue>), ToolFailure> {
-    let step = journaled.step.clone();
+) -> Result<Box<RawValue>, ToolFailure> {
     // What the body produced, when it ran: read from its own text (as a replay reads it), not
     // found again in the recorded entry.
     let produced: Arc<Mutex<Option<Produced>>> = Arc::default();
-    let work = {
+    let work = |entry: EntryWriter| {
         let produced = Arc::clone(&produced);
         Box::pin(async move {
             let result = match body.await {
@@ -54,7 +53,7 @@ pub(crate) async fn journaled_step(
                 ))),
                 Err(failure) => Err(failure),
             };
-            let written = write(&match &result {
+            let written = entry.write(&match &result {
                 Ok(output) => Written::Output(output),
                 Err(failure) => Written::Failure(failure),
             })?;
@@ -64,32 +63,27 @@ pub(crate) async fn journaled_step(
     };
     let recorded = journaled
         .journal
-        .step(&step, work)
+        .step(&journaled.step, work)
         .await
         .map_err(ToolFailure::Journal)?;
     if let Some(result) = produced.lock().unwrap_or_else(|p| p.into_inner()).take() {
-        return result.map(|output| (step, output));
+        return result;
     }
-    let read: Read<'_> = match serde_json::from_str(recorded.get()) {
+    let value = recorded.value().map_err(ToolFailure::Journal)?;
+    let read: Read<'_> = match serde_json::from_str(value.get()) {
         Ok(read) => read,
-        Err(error) => return Err(unreadable(step, error.to_string())),
+        Err(error) => return Err(unreadable(recorded.name(), error.to_string())),
     };
     if let Some(failure) = read.failure {
         return Err(failure);
     }
     // A recorded `null` output reads as absent: both are the text `null`.
-    let output = read
+    Ok(read
         .output
-        .map_or_else(Box::<RawValue>::default, RawValue::to_owned);
-    Ok((step, output))
-}
-
-fn write(value: &Written<'_>) -> Result<Box<RawValue>, String> {
-    serde_json::value::to_raw_value(value)
-        .map_err(|error| format!("the tool's step could not be written: {error}"))
+        .map_or_else(Box::<RawValue>::default, RawValue::to_owned))
 }
 
 /// A recorded step that does not read back as a tool's result.
-pub(crate) fn unreadable(step: String, reason: String) -> ToolFailure {
-    ToolFailure::Journal(crate::JournalError::Unreadable { step, reason })
+pub(crate) fn unreadable(step: &str, reason: String) -> ToolFailure {
+    ToolFailure::Journal(crate::JournalError::unreadable(step, reason))
 }

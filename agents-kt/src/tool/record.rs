@@ -17,7 +17,7 @@ use super::inherited::InheritedFor;
 use super::shared::SharedOutput;
 use crate::approval::RunApprovals;
 use crate::chain::{ChainDecision, GuardOptions};
-use crate::journal::Journal;
+use crate::journal::RunJournal;
 use crate::{DecisionKind, InterceptContext};
 
 /// How a tool call ended, before anyone is told.
@@ -124,7 +124,7 @@ pub(crate) struct CallSetup<'a> {
 
 /// A tool execution as a journaled step.
 pub(crate) struct Journaled<'a> {
-    pub journal: &'a Arc<dyn Journal>,
+    pub journal: &'a Arc<RunJournal>,
     pub step: String,
 }
 

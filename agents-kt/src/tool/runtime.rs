@@ -433,10 +433,10 @@ impl<T: Tool> ToolRuntime<T> {
                 .await
                 .map(|output| serde_json::value::to_raw_value(&output))
         }) as BoxFuture<'static, JournaledBody>;
-        let (step, output) = journaled_step(journaled, body).await?;
+        let output = journaled_step(journaled, body).await?;
         self.readers
             .output_from_text(output.get())
-            .map_err(|error| unreadable(step, error.to_string()))
+            .map_err(|error| unreadable(&journaled.step, error.to_string()))
     }
 }
 

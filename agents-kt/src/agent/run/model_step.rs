@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use super::{Run, chat_contained};
 use serde_json::value::RawValue;
 
-use crate::journal::{Journal, JournalError};
+use crate::journal::{EntryWriter, JournalError, RunJournal};
 use crate::{AgentError, ChatRequest, ChatResponse, ModelError};
 
 impl<OUT: Clone + Send + 'static> Run<OUT> {
@@ -16,7 +16,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
     /// retry it); the run ends with the model's own error.
     pub(super) async fn call_model_journaled(
         &self,
-        journal: &Arc<dyn Journal>,
+        journal: &RunJournal,
         model: &Arc<dyn crate::ModelClient>,
         request: &mut ChatRequest,
     ) -> Result<ChatResponse, AgentError> {
@@ -27,15 +27,15 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         // of the whole history per turn made a long conversation's journaled turns quadratic),
         // and taken back once the step is done.
         let lent = Arc::new(std::mem::take(request));
-        let work = {
+        let work = |entry: EntryWriter| {
             let (model, request, outcome) =
                 (Arc::clone(model), Arc::clone(&lent), Arc::clone(&outcome));
             Box::pin(async move {
                 let error = match chat_contained(model.as_ref(), &request).await {
-                    Ok(response) => match serde_json::value::to_raw_value(&response) {
-                        Ok(value) => {
+                    Ok(response) => match entry.write(&response) {
+                        Ok(entry) => {
                             *outcome.lock().unwrap_or_else(|p| p.into_inner()) = Some(Ok(response));
-                            return Ok(value);
+                            return Ok(entry);
                         }
                         Err(error) => AgentError::Model(ModelError::Other(format!(
                             "the model's reply could not be journaled: {error}"
@@ -66,11 +66,8 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             }
             (Err(error), _) => return Err(error.into()),
         };
-        serde_json::from_str(recorded.get()).map_err(|error| {
-            AgentError::Journal(JournalError::Unreadable {
-                step,
-                reason: error.to_string(),
-            })
+        serde_json::from_str(recorded.value()?.get()).map_err(|error| {
+            AgentError::Journal(JournalError::unreadable(recorded.name(), error.to_string()))
         })
     }
 }
