@@ -4,9 +4,9 @@
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
-use super::{Run, chat_contained};
 use serde_json::value::RawValue;
 
+use super::{Run, chat_contained};
 use crate::journal::{EntryWriter, JournalError, RunJournal};
 use crate::{AgentError, ChatRequest, ChatResponse, ModelError};
 
