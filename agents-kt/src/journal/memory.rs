@@ -58,8 +58,9 @@ impl MemoryJournal {
             run_id,
             entries
                 .iter()
-                // A `Value` is always JSON text; were it not, the entry would replay as `null`
-                // and the replay fail as diverged, never take the step twice.
+                // A `Value` is always JSON text; were it not, the entry would replay as `null`,
+                // which no step reads back (unreadable): the replay fails, never takes the
+                // step twice.
                 .map(|entry| serde_json::value::to_raw_value(entry).unwrap_or_default())
                 .collect(),
         )
