@@ -694,3 +694,28 @@ async fn oversized_headers_are_refused_and_the_server_keeps_serving() {
     );
     server.shutdown().await.unwrap();
 }
+
+#[tokio::test]
+async fn only_the_mcp_path_is_served() {
+    let server = bind(desk()).await;
+    let at = |path: &str| format!("http://{}{path}", server.local_addr());
+    let client = reqwest::Client::new();
+    let send = |path: &str| {
+        client
+            .post(at(path))
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(initialize().to_string())
+            .send()
+    };
+    for path in ["/", "/other", "/mcpx", "/api/mcp"] {
+        let reply = send(path).await.unwrap();
+        assert_eq!(reply.status(), 404, "{path}");
+    }
+    // The endpoint, and (as before) a path under it: rmcp reads no path.
+    for path in ["/mcp", "/mcp/"] {
+        let reply = send(path).await.unwrap();
+        assert_eq!(reply.status(), 200, "{path}");
+        assert!(reply.headers().contains_key("mcp-session-id"), "{path}");
+    }
+}

@@ -11,7 +11,6 @@ use std::sync::{Arc, Mutex};
 
 use axum::extract::Request;
 use axum::http::StatusCode;
-use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -22,9 +21,11 @@ use tokio_util::sync::CancellationToken;
 
 use super::handler::{Handler, McpSkillTypes};
 use super::hang_up::{HangUp, Resumes};
+use super::jsonrpc::Envelope;
 use super::origin::Origins;
 use super::principal::Principal;
 use super::serve::{ConnectionLimits, serve};
+use super::service::McpService;
 use super::{McpServeError, McpServer};
 use crate::AgentOutput;
 
@@ -91,7 +92,7 @@ where
                 Arc::clone(&manager),
                 config,
             );
-        let guard = Arc::new(Admission {
+        let admission = Admission {
             authenticator: http.authenticator.clone(),
             origins,
             sessions: Mutex::new(HashMap::new()),
@@ -110,15 +111,8 @@ where
                     exposed.agent.audit_refusal(principal, what, reason)
                 })
             },
-        });
-        let router = axum::Router::new()
-            .nest_service("/mcp", service)
-            .layer(middleware::from_fn(move |request: Request, next: Next| {
-                let guard = Arc::clone(&guard);
-                // Boxed: the admission future holds the whole service's, which axum's layers
-                // would otherwise copy as they move it.
-                Box::pin(async move { guard.admit(request, next).await })
-            }));
+        };
+        let service = McpService::new(admission, service);
         let listener = TcpListener::bind(address)
             .await
             .map_err(|error| McpServeError(format!("cannot listen on {address}: {error}")))?;
@@ -129,7 +123,7 @@ where
             max_connections: http.max_connections,
             header_timeout: http.header_timeout,
         };
-        let task = tokio::spawn(serve(listener, router, limits, stop.clone()));
+        let task = tokio::spawn(serve(listener, service, limits, stop.clone()));
         Ok(McpHttpServer {
             address,
             stop,
@@ -223,7 +217,7 @@ fn json_rpc_error(status: StatusCode, id: serde_json::Value, code: i64, message:
 pub(crate) type Authenticator = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
 /// Who may send a request, and on which session: the authenticator, and each session's owner.
-struct Admission {
+pub(crate) struct Admission {
     authenticator: Option<Authenticator>,
     /// Browser origins accepted; a request with any other `Origin` is refused.
     origins: Origins,
@@ -255,7 +249,12 @@ type Audit = Box<dyn Fn(&str, &str, &str) + Send + Sync>;
 const SESSION_HEADER: &str = "mcp-session-id";
 
 impl Admission {
-    async fn admit(&self, mut request: Request, next: Next) -> Response {
+    /// Admit `request` and have `next` (rmcp) answer it, or refuse it.
+    pub(crate) async fn admit<F, Answer>(&self, mut request: Request, next: F) -> Response
+    where
+        F: FnOnce(Request) -> Answer,
+        Answer: Future<Output = Response>,
+    {
         // A browser page of another origin must not reach a local server (DNS rebinding, CSRF):
         // only listed (or, on loopback, loopback) origins pass; clients that are not browsers
         // send no `Origin`.
@@ -371,7 +370,7 @@ impl Admission {
             _ => None,
         };
         let closing = request.method() == axum::http::Method::DELETE;
-        let response = next.run(request).await;
+        let response = next(request).await;
         let response = match claim {
             Some(claim) => response.map(|body| release_at_end(body, claim)),
             None => response,
@@ -479,44 +478,23 @@ impl Admission {
                 ));
             }
         };
-        let message = match serde_json::from_slice::<serde_json::Value>(&bytes) {
-            Ok(message) => message,
-            Err(error) => {
+        // The envelope only (params' values skipped unread), as stdio reads it.
+        let request_id = match Envelope::check(&bytes) {
+            Ok(message) => message.request_id().cloned(),
+            Err(refusal) => {
+                // Invalid params are a JSON-RPC error to a well-formed request: HTTP 200.
+                let status = match refusal.code {
+                    -32602 => StatusCode::OK,
+                    _ => StatusCode::BAD_REQUEST,
+                };
                 return Err(json_rpc_error(
-                    StatusCode::BAD_REQUEST,
-                    serde_json::Value::Null,
-                    -32700,
-                    &format!("Parse error: {error}"),
+                    status,
+                    refusal.id,
+                    refusal.code,
+                    &refusal.message,
                 ));
             }
         };
-        let id = message
-            .get("id")
-            .cloned()
-            .unwrap_or(serde_json::Value::Null);
-        if let Some(problem) = super::jsonrpc::not_a_message(&message) {
-            // An id of the wrong type cannot be echoed: JSON-RPC answers those with null.
-            let id = super::jsonrpc::echoable_id(Some(&id));
-            return Err(json_rpc_error(
-                StatusCode::BAD_REQUEST,
-                id,
-                -32600,
-                &format!("Invalid Request: {problem}"),
-            ));
-        }
-        // Requests only: a notification is never answered, whatever its params.
-        if let Some(method) = message.get("method").and_then(|m| m.as_str())
-            && message.get("id").is_some_and(|id| !id.is_null())
-            && let params = super::jsonrpc::Params::of(message.get("params"))
-            && let Some(problem) = super::jsonrpc::invalid_params(method, &params)
-        {
-            return Err(json_rpc_error(StatusCode::OK, id, -32602, problem));
-        }
-        let request_id = message
-            .get("method")
-            .and_then(|_| message.get("id"))
-            .filter(|id| !id.is_null())
-            .cloned();
         Ok((
             Request::from_parts(parts, axum::body::Body::from(bytes)),
             request_id,

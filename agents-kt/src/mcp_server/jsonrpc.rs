@@ -5,6 +5,108 @@
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
+/// A JSON-RPC message as far as the checks look: its envelope, the values in `params`,
+/// `result` and `error` skipped unread (both transports read every message through it).
+#[derive(serde::Deserialize)]
+pub(crate) struct Envelope {
+    jsonrpc: Option<String>,
+    /// Any JSON, so a method that is not a string is refused with its reason, not a parse error.
+    pub method: Option<Value>,
+    /// `null` reads as absent: a null id is left to rmcp, as [`id_problem`] says.
+    pub id: Option<Value>,
+    /// Only the kinds the checks look at.
+    #[serde(default)]
+    params: Params,
+    result: Option<IgnoredAny>,
+    error: Option<IgnoredAny>,
+}
+
+/// The JSON-RPC error a message is refused with before rmcp reads it.
+#[derive(Debug)]
+pub(crate) struct Refusal {
+    /// The id to answer with (null when the message's cannot be echoed).
+    pub id: Value,
+    /// `-32700` not JSON, `-32600` not one message, `-32602` invalid params.
+    pub code: i64,
+    pub message: String,
+}
+
+impl Envelope {
+    /// Read `bytes` as one JSON-RPC message and check it, as both transports do: the envelope,
+    /// or the refusal to answer — `-32700 Parse error` for what is not JSON, `-32600 Invalid
+    /// Request` for what is not one message, `-32602 Invalid params` for a request whose params
+    /// do not fit its method (a notification is never answered, whatever its params).
+    pub(crate) fn check(bytes: &[u8]) -> Result<Envelope, Refusal> {
+        let message: Envelope = match serde_json::from_slice(bytes) {
+            Ok(message) => message,
+            Err(error) if error.is_data() => {
+                // JSON, but not one message: re-read as a value to say why.
+                let value: Value = serde_json::from_slice(bytes).unwrap_or(Value::Null);
+                let problem = not_a_message(&value).unwrap_or("not a message");
+                return Err(Refusal::invalid(echoable_id(value.get("id")), problem));
+            }
+            Err(error) => {
+                return Err(Refusal {
+                    id: Value::Null,
+                    code: -32700,
+                    message: format!("Parse error: {error}"),
+                });
+            }
+        };
+        if let Some(problem) = message.problem() {
+            return Err(Refusal::invalid(echoable_id(message.id.as_ref()), problem));
+        }
+        if let (Some(Value::String(method)), Some(id)) = (&message.method, &message.id)
+            && let Some(problem) = invalid_params(method, &message.params)
+        {
+            return Err(Refusal {
+                id: id.clone(),
+                code: -32602,
+                message: problem.to_string(),
+            });
+        }
+        Ok(message)
+    }
+
+    /// The id of a request (a message with a method and an id), which its answer repeats.
+    pub(crate) fn request_id(&self) -> Option<&Value> {
+        self.method.as_ref().and(self.id.as_ref())
+    }
+
+    /// Whether this answers a request (a response, not a notification or a request).
+    pub(crate) fn is_answer(&self) -> bool {
+        self.method.is_none()
+            && self.id.is_some()
+            && (self.result.is_some() || self.error.is_some())
+    }
+
+    /// Why this is not one JSON-RPC 2.0 message, if not (as [`not_a_message`]).
+    fn problem(&self) -> Option<&'static str> {
+        if self.jsonrpc.as_deref() != Some("2.0") {
+            return Some("`jsonrpc` must be \"2.0\"");
+        }
+        if let Some(problem) = self.id.as_ref().and_then(|id| id_problem(Kind::of(id))) {
+            return Some(problem);
+        }
+        match &self.method {
+            Some(method) if !method.is_string() => Some("`method` must be a string"),
+            Some(_) => None,
+            None if self.result.is_some() || self.error.is_some() => None,
+            None => Some("a message has a `method`, or a `result` or `error`"),
+        }
+    }
+}
+
+impl Refusal {
+    fn invalid(id: Value, problem: &str) -> Refusal {
+        Refusal {
+            id,
+            code: -32600,
+            message: format!("Invalid Request: {problem}"),
+        }
+    }
+}
+
 /// Why `message` is not one JSON-RPC 2.0 message (request, notification or response), if not.
 /// Answered `-32600 Invalid Request` with a null id.
 pub(crate) fn not_a_message(message: &Value) -> Option<&'static str> {
@@ -110,19 +212,6 @@ pub(crate) enum Params {
     Other,
 }
 
-impl Params {
-    pub(crate) fn of(params: Option<&Value>) -> Params {
-        match params {
-            None | Some(Value::Null) => Params::Absent,
-            Some(Value::Object(object)) => Params::Object {
-                name: object.get("name").map_or(Kind::Absent, Kind::of),
-                arguments: object.get("arguments").map_or(Kind::Absent, Kind::of),
-            },
-            Some(_) => Params::Other,
-        }
-    }
-}
-
 impl<'de> Deserialize<'de> for Kind {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         deserializer.deserialize_any(KindVisitor)
@@ -224,7 +313,7 @@ mod tests {
     }
 
     #[test]
-    fn both_readings_of_params_agree_and_refuse_the_same_shapes() {
+    fn params_of_the_wrong_shape_are_refused() {
         let cases = [
             (json!({"name": "t", "arguments": {}}), None),
             (json!({"name": "t"}), None),
@@ -237,12 +326,10 @@ mod tests {
             (json!("x"), Some("`params`")),
         ];
         for (params, refused) in cases {
-            for read in [Params::of(Some(&params)), streamed(params.clone())] {
-                let problem = invalid_params("tools/call", &read);
-                match refused {
-                    None => assert_eq!(problem, None, "{params}"),
-                    Some(word) => assert!(problem.is_some_and(|p| p.contains(word)), "{params}"),
-                }
+            let problem = invalid_params("tools/call", &streamed(params.clone()));
+            match refused {
+                None => assert_eq!(problem, None, "{params}"),
+                Some(word) => assert!(problem.is_some_and(|p| p.contains(word)), "{params}"),
             }
         }
         assert_eq!(invalid_params("tools/list", &Params::Absent), None);
@@ -255,5 +342,47 @@ mod tests {
         assert!(not_a_message(&json!({"jsonrpc": "2.0", "id": [1], "method": "ping"})).is_some());
         assert!(not_a_message(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"})).is_none());
         assert!(not_a_message(&json!({"jsonrpc": "2.0", "id": "a", "method": "ping"})).is_none());
+    }
+
+    #[test]
+    fn check_refuses_each_malformed_message_with_its_code_and_passes_the_rest() {
+        let refused = |text: &str| match Envelope::check(text.as_bytes()) {
+            Err(refusal) => (refusal.code, refusal.id, refusal.message),
+            Ok(_) => panic!("{text} passed"),
+        };
+        let (code, id, message) = refused("{\"jsonrpc\": \"2.0\", \"id\": 1,");
+        assert_eq!((code, id), (-32700, Value::Null));
+        assert!(message.starts_with("Parse error: "), "{message}");
+        let (code, _, message) =
+            refused("[{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"ping\"}]");
+        assert_eq!(code, -32600);
+        assert!(message.contains("batches"), "{message}");
+        // Read as JSON but not as an envelope: the reason comes from the whole value.
+        let (code, id, message) = refused("{\"jsonrpc\": 2, \"id\": 7, \"method\": \"ping\"}");
+        assert_eq!((code, id), (-32600, json!(7)));
+        assert!(message.contains("`jsonrpc`"), "{message}");
+        let (code, id, _) = refused("{\"jsonrpc\": \"2.0\", \"id\": {}, \"method\": \"ping\"}");
+        assert_eq!((code, id), (-32600, Value::Null));
+        let (code, id, _) = refused("{\"jsonrpc\": \"2.0\", \"id\": \"a\", \"method\": 5}");
+        assert_eq!((code, id), (-32600, json!("a")));
+        let call = "{\"jsonrpc\": \"2.0\", \"id\": \"c\", \"method\": \"tools/call\", \"params\": {\"name\": 1}}";
+        let (code, id, message) = refused(call);
+        assert_eq!((code, id), (-32602, json!("c")));
+        assert!(message.contains("`name`"), "{message}");
+
+        let passes = |text: &str| match Envelope::check(text.as_bytes()) {
+            Ok(message) => message,
+            Err(refusal) => panic!("{text} refused: {refusal:?}"),
+        };
+        // A notification is never answered, whatever its params.
+        let notification =
+            passes("{\"jsonrpc\": \"2.0\", \"method\": \"tools/call\", \"params\": 3}");
+        assert_eq!(notification.request_id(), None);
+        let request = passes(
+            "{\"jsonrpc\": \"2.0\", \"id\": 9, \"method\": \"tools/call\", \"params\": {\"name\": \"t\", \"arguments\": {\"x\": [1, {}]}}}",
+        );
+        assert_eq!(request.request_id(), Some(&json!(9)));
+        let answer = passes("{\"jsonrpc\": \"2.0\", \"id\": 9, \"result\": {}}");
+        assert!(answer.is_answer() && answer.request_id().is_none());
     }
 }

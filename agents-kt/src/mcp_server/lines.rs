@@ -16,6 +16,8 @@ use tokio::io::{
 };
 use tokio::sync::{Semaphore, mpsc};
 
+use super::jsonrpc::Envelope;
+
 /// Requests read but not yet answered, at most.
 pub(crate) const MAX_OUTSTANDING: usize = 64;
 
@@ -80,45 +82,15 @@ async fn read_requests<R: AsyncRead + Unpin>(
             continue;
         }
         // The envelope only (params' values skipped unread): this runs on every message.
-        let message: Envelope = match serde_json::from_slice(&line) {
+        let message = match Envelope::check(&line) {
             Ok(message) => message,
-            Err(error) if error.is_data() => {
-                // JSON, but not one message: re-read as a value to say why.
-                let value: Value = serde_json::from_slice(&line).unwrap_or(Value::Null);
-                let problem = super::jsonrpc::not_a_message(&value).unwrap_or("not a message");
-                let id = super::jsonrpc::echoable_id(value.get("id"));
-                refuse_invalid(&refusals, id, problem).await;
-                continue;
-            }
-            Err(error) => {
-                tracing::warn!(%error, "unparsable MCP message on stdio");
-                refuse(
-                    &refusals,
-                    Value::Null,
-                    -32700,
-                    &format!("Parse error: {error}"),
-                )
-                .await;
+            Err(refusal) => {
+                tracing::warn!(code = refusal.code, reason = %refusal.message, "MCP message on stdio refused");
+                refuse(&refusals, refusal.id, refusal.code, &refusal.message).await;
                 continue;
             }
         };
-        if let Some(problem) = message.problem() {
-            refuse_invalid(
-                &refusals,
-                super::jsonrpc::echoable_id(message.id.as_ref()),
-                problem,
-            )
-            .await;
-            continue;
-        }
-        if let (Some(Value::String(method)), Some(id)) = (&message.method, &message.id)
-            && let Some(problem) = super::jsonrpc::invalid_params(method, &message.params)
-        {
-            tracing::warn!(problem, "invalid MCP params on stdio");
-            refuse(&refusals, id.clone(), -32602, problem).await;
-            continue;
-        }
-        if message.method.is_some() && message.id.is_some() {
+        if message.request_id().is_some() {
             // A request: wait until fewer than MAX_OUTSTANDING are being answered.
             match outstanding.acquire().await {
                 Ok(permit) => permit.forget(),
@@ -132,13 +104,6 @@ async fn read_requests<R: AsyncRead + Unpin>(
             return;
         }
     }
-}
-
-/// `-32600 Invalid Request`, saying why, and logged.
-async fn refuse_invalid(refusals: &mpsc::Sender<String>, id: Value, problem: &str) {
-    tracing::warn!(problem, "invalid MCP message on stdio");
-    let message = format!("Invalid Request: {problem}");
-    refuse(refusals, id, -32600, &message).await;
 }
 
 async fn refuse(refusals: &mpsc::Sender<String>, id: Value, code: i64, message: &str) {
@@ -177,47 +142,8 @@ async fn write_replies<W: AsyncWrite + Unpin>(
     }
 }
 
-/// A JSON-RPC message's envelope; the values in `params` and `result` are skipped unread.
-#[derive(serde::Deserialize)]
-struct Envelope {
-    jsonrpc: Option<String>,
-    method: Option<Value>,
-    id: Option<Value>,
-    /// Only the kinds the checks of `jsonrpc.rs` look at; the values are skipped unread.
-    #[serde(default)]
-    params: super::jsonrpc::Params,
-    result: Option<serde::de::IgnoredAny>,
-    error: Option<serde::de::IgnoredAny>,
-}
-
-impl Envelope {
-    /// Why this is not one JSON-RPC 2.0 message, if not (as [`super::jsonrpc::not_a_message`]).
-    fn problem(&self) -> Option<&'static str> {
-        if self.jsonrpc.as_deref() != Some("2.0") {
-            return Some("`jsonrpc` must be \"2.0\"");
-        }
-        if let Some(problem) = self
-            .id
-            .as_ref()
-            .and_then(|id| super::jsonrpc::id_problem(super::jsonrpc::Kind::of(id)))
-        {
-            return Some(problem);
-        }
-        match &self.method {
-            Some(method) if !method.is_string() => Some("`method` must be a string"),
-            Some(_) => None,
-            None if self.result.is_some() || self.error.is_some() => None,
-            None => Some("a message has a `method`, or a `result` or `error`"),
-        }
-    }
-}
-
 /// Whether a line from rmcp answers a request (a response, not a notification or a request of
 /// its own).
 fn is_answer(line: &str) -> bool {
-    serde_json::from_str::<Envelope>(line).is_ok_and(|message| {
-        message.method.is_none()
-            && message.id.is_some()
-            && (message.result.is_some() || message.error.is_some())
-    })
+    serde_json::from_str::<Envelope>(line).is_ok_and(|message| message.is_answer())
 }

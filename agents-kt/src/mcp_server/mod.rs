@@ -14,6 +14,7 @@ mod outbox;
 mod principal;
 mod progress;
 mod serve;
+mod service;
 
 use std::sync::Arc;
 

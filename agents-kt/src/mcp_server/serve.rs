@@ -9,14 +9,42 @@
 //!
 //! Request bodies are bounded in time by the admission layer, which reads them.
 
+use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::http::Request;
+use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
+
+/// What a connection serves: the MCP service (`service.rs`), or the A2A server's router.
+pub(crate) trait HttpService:
+    tower_service::Service<
+        Request<Incoming>,
+        Response = axum::response::Response,
+        Error = Infallible,
+        Future: Send + 'static,
+    > + Clone
+    + Send
+    + 'static
+{
+}
+
+impl<S> HttpService for S where
+    S: tower_service::Service<
+            Request<Incoming>,
+            Response = axum::response::Response,
+            Error = Infallible,
+            Future: Send + 'static,
+        > + Clone
+        + Send
+        + 'static
+{
+}
 
 /// How long and how many connections may take.
 #[derive(Debug, Clone, Copy)]
@@ -25,14 +53,16 @@ pub(crate) struct ConnectionLimits {
     pub header_timeout: Duration,
 }
 
-/// Serve `router` on `listener` within `limits` until `stop` is cancelled; then stop accepting
+/// Serve `service` on `listener` within `limits` until `stop` is cancelled; then stop accepting
 /// and let open connections finish their requests.
-pub(crate) async fn serve(
+pub(crate) async fn serve<S>(
     listener: TcpListener,
-    router: axum::Router,
+    service: S,
     limits: ConnectionLimits,
     stop: CancellationToken,
-) {
+) where
+    S: HttpService,
+{
     let slots = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     loop {
         let slot = tokio::select! {
@@ -55,19 +85,19 @@ pub(crate) async fn serve(
                 continue;
             }
         };
-        let router = router.clone();
+        let service = service.clone();
         let stop = stop.clone();
         tokio::spawn(async move {
-            connection(tcp, router, limits, stop).await;
+            connection(tcp, service, limits, stop).await;
             drop(slot);
         });
     }
 }
 
 /// One connection, from its first byte to its end.
-async fn connection(
+async fn connection<S: HttpService>(
     mut tcp: TcpStream,
-    router: axum::Router,
+    service: S,
     limits: ConnectionLimits,
     stop: CancellationToken,
 ) {
@@ -78,7 +108,7 @@ async fn connection(
         Ok(Ok(read)) if read > 0 => {}
         _ => return,
     }
-    let service = TowerToHyperService::new(router);
+    let service = TowerToHyperService::new(service);
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder
         .timer(TokioTimer::new())
