@@ -5,7 +5,7 @@ use std::sync::Arc;
 use super::run::{Caller, Run};
 use super::{Agent, AgentInput, AgentOutput, AgentSession};
 use crate::memory::Remembered;
-use crate::{AgentError, ConversationStore, Extensions};
+use crate::{AgentError, ConversationStore, Extensions, RunIds};
 
 impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
     /// [`Agent::run`] in the conversation `conversation` of `store`: the model reads the stored
@@ -55,8 +55,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
             )),
             ..Caller::default()
         };
-        let mut ids = self.next_ids("run");
-        ids.session_id = conversation.to_string();
+        let ids = RunIds::new(self.next_run_id("run"), conversation);
         let run = Arc::new(Run::new(Arc::clone(&self.inner.core), ids, caller, None));
         self.execute(input, run, None).await
     }
@@ -77,8 +76,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
             )),
             ..Caller::default()
         };
-        let mut ids = self.next_ids("session");
-        ids.session_id = conversation.to_string();
+        let ids = RunIds::new(self.next_run_id("session"), conversation);
         self.start_session(input, ids, caller)
     }
 }

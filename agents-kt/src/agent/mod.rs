@@ -16,6 +16,7 @@ mod output;
 mod pass;
 pub(crate) mod report;
 pub(crate) mod run;
+mod run_ids;
 #[cfg(feature = "a2a")]
 pub(crate) mod served;
 mod session;
@@ -605,9 +606,11 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
     /// The ids of a run an MCP client started: its session is the client's.
     #[cfg(feature = "mcp")]
     fn mcp_ids(&self, client: &str) -> RunIds {
-        let mut ids = self.next_ids("mcp");
-        ids.session_id = format!("{}/mcp-client/{client}", self.inner.core.name);
-        ids
+        let name = &self.inner.core.name;
+        RunIds::new(
+            self.next_run_id("mcp"),
+            [name.as_str(), "/mcp-client/", client].concat(),
+        )
     }
 
     /// The agent's tool named `name`, for MCP listing.
@@ -637,11 +640,17 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         });
     }
 
+    /// A new run's ids: its run id, which is also its session's.
     fn next_ids(&self, kind: &str) -> RunIds {
+        let run_id = self.next_run_id(kind);
+        RunIds::new(run_id.clone(), run_id)
+    }
+
+    /// `agent/kind-N`, N counting this agent's runs.
+    fn next_run_id(&self, kind: &str) -> String {
         let core = &self.inner.core;
         let number = core.runs.fetch_add(1, Ordering::Relaxed) + 1;
-        let run_id = format!("{}/{kind}-{number}", core.name);
-        RunIds::new(run_id.clone(), run_id)
+        run_ids::run_id(&core.name, kind, number)
     }
 
     /// Both paths: the run within its time budget, then the final report — once, whatever

@@ -179,7 +179,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
             .map(|(journal, step)| Arc::new(journal.scoped(step)));
         let run_id = match &journal {
             Some(journal) => journal.run_id().to_string(),
-            None => self.next_ids("run").run_id,
+            None => self.next_run_id("run"),
         };
         let ids = RunIds::new(run_id, parent.ids().session_id.clone());
         let caller = Caller {

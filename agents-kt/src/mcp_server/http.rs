@@ -9,10 +9,10 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use axum::body::HttpBody;
 use axum::extract::Request;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use futures::StreamExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde::Serialize;
@@ -171,24 +171,49 @@ struct Answering {
 /// the reply reaches the client) or when it is dropped unfinished — the client hung up, and the
 /// call is cancelled unless the client comes back for it (`hang_up.rs`).
 fn release_at_end(body: axum::body::Body, answering: Answering) -> axum::body::Body {
-    struct Unfinished(Option<Answering>);
-    impl Drop for Unfinished {
-        fn drop(&mut self) {
-            if let Some(Answering { claim, hang_up }) = self.0.take() {
+    axum::body::Body::new(Releasing {
+        body,
+        answering: Some(answering),
+    })
+}
+
+/// The body of a reply whose request is held in its session (see [`release_at_end`]). A body of
+/// its own, not a stream adapter: this wraps every answer to a call. It never says it has ended
+/// before its last frame is asked for (the default `is_end_stream`), so hyper always asks, and
+/// the id is freed there rather than by the drop that would count as a hang-up.
+struct Releasing {
+    body: axum::body::Body,
+    answering: Option<Answering>,
+}
+
+impl HttpBody for Releasing {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Self::Data>, Self::Error>>> {
+        let next = std::pin::Pin::new(&mut self.body).poll_frame(cx);
+        if let std::task::Poll::Ready(None) = next {
+            // Handed over whole: the id is free, and nothing is left to cancel.
+            if let Some(Answering { claim, hang_up }) = self.answering.take() {
                 drop(claim);
-                hang_up.cancel_later();
+                drop(hang_up);
             }
         }
-    }
-    let mut data = body.into_data_stream();
-    let mut answering = Unfinished(Some(answering));
-    axum::body::Body::from_stream(futures::stream::poll_fn(move |cx| {
-        let next = data.poll_next_unpin(cx);
-        if let std::task::Poll::Ready(None) = next {
-            answering.0.take();
-        }
         next
-    }))
+    }
+}
+
+impl Drop for Releasing {
+    fn drop(&mut self) {
+        // Dropped unfinished: the client hung up on the answer.
+        if let Some(Answering { claim, hang_up }) = self.answering.take() {
+            drop(claim);
+            hang_up.cancel_later();
+        }
+    }
 }
 
 /// A map or set that stays consistent whatever a panicking holder was doing.
