@@ -17,13 +17,20 @@ use serde_json::{Value, json};
 
 #[path = "support/calls_the_child.rs"]
 mod calls_the_child;
+#[cfg(feature = "mcp")]
+#[path = "support/mcp_in_process.rs"]
+mod mcp_in_process;
+#[cfg(feature = "mcp")]
+#[allow(dead_code)] // Its HTTP server is the load bench's.
+#[path = "support/mcp_servers.rs"]
+mod mcp_servers;
 #[path = "support/weather.rs"]
 mod weather;
 use calls_the_child::CallsTheChild;
 use weather::{GetWeather, TURNS, WeatherArgs, check, interceptors, loop_script};
 
 /// Every path this driver can count, in the order `scripts/call-counts.sh` reports them.
-const PATHS: [&str; 18] = [
+const PATHS: [&str; 20] = [
     "direct",
     "typed_0",
     "typed_8",
@@ -42,6 +49,8 @@ const PATHS: [&str; 18] = [
     "one_turn_remembered",
     "child_by_tool",
     "child_by_sub_agent",
+    "mcp_in_process_bare",
+    "mcp_in_process",
 ];
 
 fn args() -> WeatherArgs {
@@ -333,6 +342,12 @@ fn main() {
             let output = runtime.block_on(planner.run("plan".into()));
             black_box(succeeded(output));
         }
+        #[cfg(feature = "mcp")]
+        "mcp_in_process_bare" | "mcp_in_process" => {
+            mcp_in_process::count(&runtime, path == "mcp_in_process_bare", calls);
+        }
+        #[cfg(not(feature = "mcp"))]
+        "mcp_in_process_bare" | "mcp_in_process" => panic!("{path} needs the `mcp` feature"),
         "loop_50_turns_session" => {
             // The same loop on the session path: streamed turns, every event read.
             for _ in 0..calls {

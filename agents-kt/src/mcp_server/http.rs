@@ -505,7 +505,7 @@ impl Admission {
         };
         // The envelope only (params' values skipped unread), as stdio reads it.
         let request_id = match Envelope::check(&bytes) {
-            Ok(message) => message.request_id().cloned(),
+            Ok(message) => message.request_id(),
             Err(refusal) => {
                 // Invalid params are a JSON-RPC error to a well-formed request: HTTP 200.
                 let status = match refusal.code {

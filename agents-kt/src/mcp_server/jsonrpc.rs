@@ -2,21 +2,29 @@
 //! malformed `tools/call` with "method not found", and an `id` or `params` of the wrong JSON type
 //! with a plain-text HTTP error. Both transports answer these in JSON-RPC, with the same texts.
 
+use std::borrow::Cow;
+
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
-/// A JSON-RPC message as far as the checks look: its envelope, the values in `params`,
-/// `result` and `error` skipped unread (both transports read every message through it).
+/// A JSON-RPC message as far as the checks look: its envelope, its small values borrowed as
+/// their text and read only as far as a check needs (both transports read every message, and every
+/// answer, through it: building values here cost as much as the rest of the guard).
 #[derive(serde::Deserialize)]
-pub(crate) struct Envelope {
-    jsonrpc: Option<String>,
-    /// Any JSON, so a method that is not a string is refused with its reason, not a parse error.
-    pub method: Option<Value>,
+pub(crate) struct Envelope<'a> {
+    #[serde(borrow)]
+    jsonrpc: Option<&'a RawValue>,
+    #[serde(borrow)]
+    method: Option<&'a RawValue>,
     /// `null` reads as absent: a null id is left to rmcp, as [`id_problem`] says.
-    pub id: Option<Value>,
+    #[serde(borrow)]
+    id: Option<&'a RawValue>,
     /// Only the kinds the checks look at.
     #[serde(default)]
     params: Params,
+    /// Skipped, not borrowed: a borrowed value's text is checked for UTF-8 once more, and
+    /// an answer's result is most of its bytes.
     result: Option<IgnoredAny>,
     error: Option<IgnoredAny>,
 }
@@ -31,12 +39,12 @@ pub(crate) struct Refusal {
     pub message: String,
 }
 
-impl Envelope {
+impl<'a> Envelope<'a> {
     /// Read `bytes` as one JSON-RPC message and check it, as both transports do: the envelope,
     /// or the refusal to answer — `-32700 Parse error` for what is not JSON, `-32600 Invalid
     /// Request` for what is not one message, `-32602 Invalid params` for a request whose params
     /// do not fit its method (a notification is never answered, whatever its params).
-    pub(crate) fn check(bytes: &[u8]) -> Result<Envelope, Refusal> {
+    pub(crate) fn check(bytes: &'a [u8]) -> Result<Envelope<'a>, Refusal> {
         let message: Envelope = match serde_json::from_slice(bytes) {
             Ok(message) => message,
             Err(error) if error.is_data() => {
@@ -54,13 +62,16 @@ impl Envelope {
             }
         };
         if let Some(problem) = message.problem() {
-            return Err(Refusal::invalid(echoable_id(message.id.as_ref()), problem));
+            return Err(Refusal::invalid(
+                echoable_id(message.id().as_ref()),
+                problem,
+            ));
         }
-        if let (Some(Value::String(method)), Some(id)) = (&message.method, &message.id)
-            && let Some(problem) = invalid_params(method, &message.params)
+        if let (Some(Some(method)), Some(_)) = (message.method.map(string), message.id)
+            && let Some(problem) = invalid_params(&method, &message.params)
         {
             return Err(Refusal {
-                id: id.clone(),
+                id: message.id().unwrap_or(Value::Null),
                 code: -32602,
                 message: problem.to_string(),
             });
@@ -69,8 +80,18 @@ impl Envelope {
     }
 
     /// The id of a request (a message with a method and an id), which its answer repeats.
-    pub(crate) fn request_id(&self) -> Option<&Value> {
-        self.method.as_ref().and(self.id.as_ref())
+    pub(crate) fn request_id(&self) -> Option<Value> {
+        self.method.and(self.id())
+    }
+
+    /// Whether this is a request (it has a method and an id).
+    pub(crate) fn is_request(&self) -> bool {
+        self.method.is_some() && self.id.is_some()
+    }
+
+    /// The id, read.
+    fn id(&self) -> Option<Value> {
+        self.id.and_then(|id| serde_json::from_str(id.get()).ok())
     }
 
     /// Whether this answers a request (a response, not a notification or a request).
@@ -82,18 +103,30 @@ impl Envelope {
 
     /// Why this is not one JSON-RPC 2.0 message, if not (as [`not_a_message`]).
     fn problem(&self) -> Option<&'static str> {
-        if self.jsonrpc.as_deref() != Some("2.0") {
+        if self.jsonrpc.and_then(string).as_deref() != Some("2.0") {
             return Some("`jsonrpc` must be \"2.0\"");
         }
-        if let Some(problem) = self.id.as_ref().and_then(|id| id_problem(Kind::of(id))) {
+        if let Some(problem) = self.id.and_then(|id| id_problem(Kind::of_text(id.get()))) {
             return Some(problem);
         }
-        match &self.method {
-            Some(method) if !method.is_string() => Some("`method` must be a string"),
+        match self.method {
+            Some(method) if Kind::of_text(method.get()) != Kind::String => {
+                Some("`method` must be a string")
+            }
             Some(_) => None,
             None if self.result.is_some() || self.error.is_some() => None,
             None => Some("a message has a `method`, or a `result` or `error`"),
         }
+    }
+}
+
+/// A JSON string's text, unescaped only when it has escapes; `None` for anything else.
+fn string(raw: &RawValue) -> Option<Cow<'_, str>> {
+    let text = raw.get();
+    let inner = text.strip_prefix('"')?.strip_suffix('"')?;
+    match inner.contains('\\') {
+        false => Some(Cow::Borrowed(inner)),
+        true => serde_json::from_str::<String>(text).ok().map(Cow::Owned),
     }
 }
 
@@ -185,6 +218,19 @@ pub(crate) enum Kind {
 }
 
 impl Kind {
+    /// The kind of a JSON value's text (valid JSON, as the parser handed it over).
+    fn of_text(text: &str) -> Kind {
+        match text.trim_start().as_bytes().first() {
+            None => Kind::Absent,
+            Some(b'n') => Kind::Null,
+            Some(b't' | b'f') => Kind::Bool,
+            Some(b'"') => Kind::String,
+            Some(b'[') => Kind::Array,
+            Some(b'{') => Kind::Object,
+            Some(_) => Kind::Number,
+        }
+    }
+
     pub(crate) fn of(value: &Value) -> Kind {
         match value {
             Value::Null => Kind::Null,
@@ -210,12 +256,6 @@ pub(crate) enum Params {
     },
     /// An array, or anything else that is not an object.
     Other,
-}
-
-impl<'de> Deserialize<'de> for Kind {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(KindVisitor)
-    }
 }
 
 struct KindVisitor;
@@ -259,6 +299,33 @@ impl<'de> Deserialize<'de> for Params {
     }
 }
 
+/// A key of `params`, read without copying it.
+enum ParamsKey {
+    Name,
+    Arguments,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for ParamsKey {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl Visitor<'_> for KeyVisitor {
+            type Value = ParamsKey;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_str<E>(self, key: &str) -> Result<ParamsKey, E> {
+                Ok(match key {
+                    "name" => ParamsKey::Name,
+                    "arguments" => ParamsKey::Arguments,
+                    _ => ParamsKey::Other,
+                })
+            }
+        }
+        deserializer.deserialize_identifier(KeyVisitor)
+    }
+}
+
 struct ParamsVisitor;
 
 impl<'de> Visitor<'de> for ParamsVisitor {
@@ -268,11 +335,14 @@ impl<'de> Visitor<'de> for ParamsVisitor {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Params, A::Error> {
         let (mut name, mut arguments) = (Kind::Absent, Kind::Absent);
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            match &*key {
-                "name" => name = map.next_value()?,
-                "arguments" => arguments = map.next_value()?,
-                _ => {
+        while let Some(key) = map.next_key::<ParamsKey>()? {
+            // Their text only: a parse of `arguments` is the tool's, later.
+            match key {
+                ParamsKey::Name => name = Kind::of_text(map.next_value::<&'de RawValue>()?.get()),
+                ParamsKey::Arguments => {
+                    arguments = Kind::of_text(map.next_value::<&'de RawValue>()?.get())
+                }
+                ParamsKey::Other => {
                     map.next_value::<IgnoredAny>()?;
                 }
             }
@@ -370,10 +440,12 @@ mod tests {
         assert_eq!((code, id), (-32602, json!("c")));
         assert!(message.contains("`name`"), "{message}");
 
-        let passes = |text: &str| match Envelope::check(text.as_bytes()) {
-            Ok(message) => message,
-            Err(refusal) => panic!("{text} refused: {refusal:?}"),
-        };
+        fn passes(text: &str) -> Envelope<'_> {
+            match Envelope::check(text.as_bytes()) {
+                Ok(message) => message,
+                Err(refusal) => panic!("{text} refused: {refusal:?}"),
+            }
+        }
         // A notification is never answered, whatever its params.
         let notification =
             passes("{\"jsonrpc\": \"2.0\", \"method\": \"tools/call\", \"params\": 3}");
@@ -381,7 +453,16 @@ mod tests {
         let request = passes(
             "{\"jsonrpc\": \"2.0\", \"id\": 9, \"method\": \"tools/call\", \"params\": {\"name\": \"t\", \"arguments\": {\"x\": [1, {}]}}}",
         );
-        assert_eq!(request.request_id(), Some(&json!(9)));
+        assert_eq!(request.request_id(), Some(json!(9)));
+        // Escaped strings are read as their text; values keep their own spacing.
+        let escaped = passes(
+            "{\"jsonrpc\": \"2\\u002e0\", \"id\" : \"a\\\"b\", \"method\": \"tools\\/call\", \"params\": {\"name\": \"t\", \"arguments\" :  {}}}",
+        );
+        assert_eq!(escaped.request_id(), Some(json!("a\"b")));
+        let (code, _, _) = refused(
+            "{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"tools\\/call\", \"params\": {\"name\": \"t\", \"arguments\": [1]}}",
+        );
+        assert_eq!(code, -32602, "an escaped method name is still tools/call");
         let answer = passes("{\"jsonrpc\": \"2.0\", \"id\": 9, \"result\": {}}");
         assert!(answer.is_answer() && answer.request_id().is_none());
     }

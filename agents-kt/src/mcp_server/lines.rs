@@ -90,7 +90,7 @@ async fn read_requests<R: AsyncRead + Unpin>(
                 continue;
             }
         };
-        if message.request_id().is_some() {
+        if message.is_request() {
             // A request: wait until fewer than MAX_OUTSTANDING are being answered.
             match outstanding.acquire().await {
                 Ok(permit) => permit.forget(),
@@ -110,7 +110,10 @@ async fn refuse(refusals: &mpsc::Sender<String>, id: Value, code: i64, message: 
     let reply = serde_json::json!({
         "jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message},
     });
-    let _ = refusals.send(reply.to_string()).await;
+    // A whole line, as rmcp's replies are.
+    let mut line = reply.to_string();
+    line.push('\n');
+    let _ = refusals.send(line).await;
 }
 
 /// rmcp and refusals → client, one line at a time; each answer written frees a slot.
@@ -120,30 +123,44 @@ async fn write_replies<W: AsyncWrite + Unpin>(
     mut output: W,
     outstanding: Arc<Semaphore>,
 ) {
-    let mut replies = BufReader::new(from_rmcp).lines();
+    let mut replies = BufReader::new(from_rmcp);
+    // One buffer for rmcp's every reply. `read_until` may be interrupted by a refusal with part
+    // of a line read: the part stays here, and the next read finishes the line.
+    let mut reply = Vec::new();
     loop {
         // A refusal answers a request that never took a slot; only rmcp's answers free one.
-        let (line, from_rmcp) = tokio::select! {
-            reply = replies.next_line() => match reply {
-                Ok(Some(reply)) => (reply, true),
+        let written = tokio::select! {
+            read = replies.read_until(b'\n', &mut reply) => match read {
+                Ok(read) if read > 0 => {
+                    if !reply.ends_with(b"\n") {
+                        reply.push(b'\n');
+                    }
+                    let written = write_line(&mut output, &reply).await;
+                    if written && is_answer(&reply) {
+                        outstanding.add_permits(1);
+                    }
+                    reply.clear();
+                    written
+                }
                 _ => return,
             },
-            Some(refusal) = refused.recv() => (refusal, false),
+            Some(refusal) = refused.recv() => {
+                write_line(&mut output, refusal.as_bytes()).await
+            }
         };
-        if output.write_all(line.as_bytes()).await.is_err()
-            || output.write_all(b"\n").await.is_err()
-            || output.flush().await.is_err()
-        {
+        if !written {
             return;
-        }
-        if from_rmcp && is_answer(&line) {
-            outstanding.add_permits(1);
         }
     }
 }
 
+/// Write `bytes` and flush: false when the client is gone.
+async fn write_line<W: AsyncWrite + Unpin>(output: &mut W, bytes: &[u8]) -> bool {
+    output.write_all(bytes).await.is_ok() && output.flush().await.is_ok()
+}
+
 /// Whether a line from rmcp answers a request (a response, not a notification or a request of
 /// its own).
-fn is_answer(line: &str) -> bool {
-    serde_json::from_str::<Envelope>(line).is_ok_and(|message| message.is_answer())
+fn is_answer(line: &[u8]) -> bool {
+    serde_json::from_slice::<Envelope>(line).is_ok_and(|message| message.is_answer())
 }
