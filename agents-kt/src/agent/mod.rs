@@ -603,16 +603,6 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
         Ok(SkillCall::Output(output))
     }
 
-    /// The ids of a run an MCP client started: its session is the client's.
-    #[cfg(feature = "mcp")]
-    fn mcp_ids(&self, client: &str) -> RunIds {
-        let name = &self.inner.core.name;
-        RunIds::new(
-            self.next_run_id("mcp"),
-            [name.as_str(), "/mcp-client/", client].concat(),
-        )
-    }
-
     /// The agent's tool named `name`, for MCP listing.
     #[cfg(feature = "mcp")]
     pub(crate) fn tool_spec(&self, name: &str) -> Option<crate::ToolSpec> {
@@ -638,19 +628,6 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
             tool: tool.to_string(),
             reason: reason.to_string(),
         });
-    }
-
-    /// A new run's ids: its run id, which is also its session's.
-    fn next_ids(&self, kind: &str) -> RunIds {
-        let run_id = self.next_run_id(kind);
-        RunIds::new(run_id.clone(), run_id)
-    }
-
-    /// `agent/kind-N`, N counting this agent's runs.
-    fn next_run_id(&self, kind: &str) -> String {
-        let core = &self.inner.core;
-        let number = core.runs.fetch_add(1, Ordering::Relaxed) + 1;
-        run_ids::run_id(&core.name, kind, number)
     }
 
     /// Both paths: the run within its time budget, then the final report — once, whatever

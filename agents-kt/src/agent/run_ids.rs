@@ -1,6 +1,36 @@
 //! A run's id, `agent/kind-N`: written out rather than `format!`ted, since every run and every
 //! MCP call takes one and the formatting machinery cost more than the rest of it.
 
+use std::sync::atomic::Ordering;
+
+use super::{Agent, AgentInput, AgentOutput};
+use crate::RunIds;
+
+impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
+    /// The ids of a run an MCP client started: its session is the client's.
+    #[cfg(feature = "mcp")]
+    pub(super) fn mcp_ids(&self, client: &str) -> RunIds {
+        let name = &self.inner.core.name;
+        RunIds::new(
+            self.next_run_id("mcp"),
+            [name.as_str(), "/mcp-client/", client].concat(),
+        )
+    }
+
+    /// A new run's ids: its run id, which is also its session's.
+    pub(super) fn next_ids(&self, kind: &str) -> RunIds {
+        let run_id = self.next_run_id(kind);
+        RunIds::new(run_id.clone(), run_id)
+    }
+
+    /// `agent/kind-N`, N counting this agent's runs.
+    pub(super) fn next_run_id(&self, kind: &str) -> String {
+        let core = &self.inner.core;
+        let number = core.runs.fetch_add(1, Ordering::Relaxed) + 1;
+        run_id(&core.name, kind, number)
+    }
+}
+
 /// `name/kind-number`.
 pub(super) fn run_id(name: &str, kind: &str, number: u64) -> String {
     let mut digits = [0u8; 20];
