@@ -58,3 +58,7 @@ for path in turns turns_journaled; do
 done
 # The same turn with its call behind 8 JSON interceptors that proceed (rig's comparison's path).
 per_call turns_8_dynamic 6 14 "turns_8_dynamic at turn 10"
+# MCP tools/call in process, 32 in flight, client included: a bare rmcp server, then McpServer
+# with 8 interceptors (the mcp bench's row, in instructions).
+per_call mcp_in_process_bare 320 1280
+per_call mcp_in_process 320 1280
