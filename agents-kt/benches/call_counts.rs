@@ -24,13 +24,29 @@ mod mcp_in_process;
 #[allow(dead_code)] // Its HTTP server is the load bench's.
 #[path = "support/mcp_servers.rs"]
 mod mcp_servers;
+#[cfg(feature = "otel")]
+mod otel_discard {
+    /// Takes every span and keeps none.
+    #[derive(Debug)]
+    pub struct Discard;
+
+    impl opentelemetry_sdk::trace::SpanExporter for Discard {
+        fn export(
+            &self,
+            batch: Vec<opentelemetry_sdk::trace::SpanData>,
+        ) -> impl Future<Output = opentelemetry_sdk::error::OTelSdkResult> + Send {
+            std::hint::black_box(batch);
+            std::future::ready(Ok(()))
+        }
+    }
+}
 #[path = "support/weather.rs"]
 mod weather;
 use calls_the_child::CallsTheChild;
 use weather::{GetWeather, TURNS, WeatherArgs, check, interceptors, loop_script};
 
 /// Every path this driver can count, in the order `scripts/call-counts.sh` reports them.
-const PATHS: [&str; 20] = [
+const PATHS: [&str; 21] = [
     "direct",
     "typed_0",
     "typed_8",
@@ -51,6 +67,7 @@ const PATHS: [&str; 20] = [
     "child_by_sub_agent",
     "mcp_in_process_bare",
     "mcp_in_process",
+    "loop_50_turns_otel",
 ];
 
 fn args() -> WeatherArgs {
@@ -348,6 +365,28 @@ fn main() {
         }
         #[cfg(not(feature = "mcp"))]
         "mcp_in_process_bare" | "mcp_in_process" => panic!("{path} needs the `mcp` feature"),
+        #[cfg(feature = "otel")]
+        "loop_50_turns_otel" => {
+            // The loop with the OpenTelemetry layer exporting every span to a no-op exporter
+            // (the `otel` bench's row); against `loop_50_turns` in a build with `otel` on.
+            use tracing_subscriber::layer::SubscriberExt;
+            let telemetry = agents_kt::telemetry::Telemetry::new(
+                opentelemetry_sdk::trace::SdkTracerProvider::builder()
+                    .with_simple_exporter(otel_discard::Discard)
+                    .build(),
+                None,
+            );
+            let subscriber = tracing_subscriber::registry().with(telemetry.layer());
+            tracing::subscriber::with_default(subscriber, || {
+                for _ in 0..calls {
+                    let agent = agent(false);
+                    let output = runtime.block_on(agent.run("weather".into()));
+                    black_box(succeeded(output));
+                }
+            });
+        }
+        #[cfg(not(feature = "otel"))]
+        "loop_50_turns_otel" => panic!("{path} needs the `otel` feature"),
         "loop_50_turns_session" => {
             // The same loop on the session path: streamed turns, every event read.
             for _ in 0..calls {

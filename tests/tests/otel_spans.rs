@@ -388,6 +388,8 @@ async fn a_failed_model_call_is_a_chat_span_with_its_error_type() {
     let chat = named(&spans, "chat scripted")[0];
     assert_eq!(text(chat, "error.type").as_deref(), Some("model_error"));
     assert!(matches!(chat.status, Status::Error { .. }));
+    // The turn's chain let it through before the model failed.
+    assert_eq!(text(chat, "agents_kt.decision").as_deref(), Some("Proceed"));
 }
 
 /// Fetches a page that carries a secret.

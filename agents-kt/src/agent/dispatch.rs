@@ -8,8 +8,8 @@ use std::sync::Arc;
 use futures::StreamExt;
 use futures::stream::FuturesOrdered;
 use serde_json::Value;
-use tracing::Instrument;
 
+use super::in_span::in_span;
 use super::run::Run;
 use super::step::{Answer, ToolOutcome};
 use crate::budget::{BudgetTracker, exceeded};
@@ -33,7 +33,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         call: &ToolCall,
     ) -> Result<Message, AgentError> {
         let span = super::trace::execute_tool(&call.name, &call.id, self.client());
-        async {
+        in_span(span, async {
             let tool = allowed
                 .contains(&call.name)
                 .then(|| self.core.tool(&call.name))
@@ -43,8 +43,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                 None => self.reject(call, ToolOutcome::unknown_tool(&call.name, skill, allowed)),
             };
             Ok(Message::tool_result(&call.id, answer.text, answer.is_error))
-        }
-        .instrument(span)
+        })
         .await
     }
 
@@ -153,7 +152,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         let name = runtime.name();
         let call_id = self.next_call_id();
         let span = super::trace::execute_tool(name, &call_id, self.client());
-        async {
+        in_span(span, async {
             self.spend(BudgetTracker::begin_tool_call)?;
             let tool_ctx = self.tool_context(&call_id);
             let report = self.reports_tool_calls();
@@ -168,8 +167,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             let args = record.args.clone();
             self.finish_call(&call_id, name, record, || args, false)?;
             code_skill_result(name, output, refusal, failure)
-        }
-        .instrument(span)
+        })
         .await
     }
 
@@ -188,7 +186,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             })?;
         let call_id = self.next_call_id();
         let span = super::trace::execute_tool(name, &call_id, self.client());
-        async {
+        in_span(span, async {
             self.spend(BudgetTracker::begin_tool_call)?;
             let tool_ctx = self.tool_context(&call_id);
             let setup = self.call_setup(
@@ -208,8 +206,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             let (refusal, failure) = refusal_or_failure(&record.result);
             self.finish_call(&call_id, tool.name(), record, || arguments.clone(), false)?;
             code_skill_result(tool.name(), output, refusal, failure)
-        }
-        .instrument(span)
+        })
         .await
     }
 
@@ -285,7 +282,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
     /// Refuse a call before any interceptor sees it, telling the caller why.
     pub(crate) fn reject(&self, call: &ToolCall, outcome: ToolOutcome) -> Answer {
         let args = parse_or_text(&call.arguments);
-        self.report_tool(&call.id, &call.name, args, outcome, false)
+        self.report_tool(&call.id, &call.name, args, outcome, None, false)
     }
 
     /// Report a call's decisions and how it ended, and word the answer for the caller. A denied
@@ -304,7 +301,6 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             CallResult::Withheld { .. } => "Withheld",
             _ => record.effect.as_str(),
         };
-        tracing::Span::current().record("agents_kt.decision", decision);
         self.report_decisions(InterceptionPoint::ToolCall, tool, &record.before);
         self.report_decisions(InterceptionPoint::AfterToolCall, tool, &record.after);
         let CallRecord { args, result, .. } = record;
@@ -355,7 +351,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                 (args, ToolOutcome::Failed { error })
             }
         };
-        let answer = self.report_tool(call_id, tool, args, outcome, structured);
+        let answer = self.report_tool(call_id, tool, args, outcome, Some(decision), structured);
         // A sub-agent that exhausted the one budget ends this run too.
         if let Some(error) = self.ended() {
             return Err(error.clone());

@@ -10,6 +10,7 @@ mod delegation;
 pub(crate) mod dispatch;
 mod earlier_calls;
 mod handoff;
+pub(crate) mod in_span;
 pub(crate) mod lineage;
 mod manifest;
 mod output;
@@ -56,11 +57,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use futures::FutureExt;
+use in_span::in_span;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use tracing::Instrument;
 
 use crate::budget::duration_exceeded;
 use crate::chain::{Link, panic_message};
@@ -515,7 +516,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
             None,
         ));
         let span = trace::execute_tool(name, &call.id, Some(client));
-        run.call_tool(tool, &call, true).instrument(span).await
+        in_span(span, run.call_tool(tool, &call, true)).await
     }
 
     /// Call exposed skill `skill` as MCP principal `client` asked. The seed puts MCP calls of
@@ -534,9 +535,8 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
     ) -> Result<SkillCall<OUT>, AgentError> {
         let call_id = self.inner.core.next_call_id();
         let span = trace::execute_tool(skill, &call_id, Some(client));
-        self.guarded_skill_call(client, skill, call_id, arguments, above, input)
-            .instrument(span)
-            .await
+        let call = self.guarded_skill_call(client, skill, call_id, arguments, above, input);
+        in_span(span, call).await
     }
 
     /// [`Agent::call_skill_for`] inside its `execute_tool` span.
@@ -573,7 +573,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
             Passed::Go { value, .. } => value,
             Passed::Denied { reason, .. } => {
                 let denied = step::ToolOutcome::Denied { reason };
-                let answer = run.report_tool(&call_id, skill, arguments, denied, true);
+                let answer = run.report_tool(&call_id, skill, arguments, denied, None, true);
                 return Ok(SkillCall::Answered(answer));
             }
             Passed::Substituted { result, .. } => {
@@ -582,7 +582,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
                     output,
                     substituted: true,
                 };
-                let answer = run.report_tool(&call_id, skill, arguments, used, true);
+                let answer = run.report_tool(&call_id, skill, arguments, used, None, true);
                 return Ok(SkillCall::Answered(answer));
             }
         };
@@ -672,7 +672,7 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
             run.close_events();
             result
         };
-        unlinked::marked(&core.name, body.instrument(span)).await
+        unlinked::marked(&core.name, in_span(span, body)).await
     }
 
     /// Resolve the skill, guard it (skill chain, then skill gates), and run the chosen skill.

@@ -65,9 +65,10 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                 turn,
                 response,
                 elapsed,
+                decision,
             } => {
                 let span = tracing::Span::current();
-                trace::answered(&span, response);
+                trace::answered(&span, response, decision);
                 if self.core.capture_content {
                     trace::response_content(&span, response);
                 }
@@ -92,8 +93,14 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                     usage: response.usage,
                 });
             }
-            Step::ModelFailed { error, elapsed } => {
-                trace::failed(&tracing::Span::current(), error.class(), &error.to_string());
+            Step::ModelFailed {
+                error,
+                elapsed,
+                decision,
+            } => {
+                let span = tracing::Span::current();
+                span.record("agents_kt.decision", decision);
+                trace::failed(&span, error.class(), &error.to_string());
                 #[cfg(feature = "otel")]
                 self.core.metrics.model_call(elapsed, Err(error.class()));
                 #[cfg(not(feature = "otel"))]
@@ -155,22 +162,25 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
     }
 
     /// Tell everyone how tool call `call_id` ended and word the answer for its caller. `args`
-    /// are the arguments it ran with, or — denied or rejected — the caller's own. The answer
-    /// keeps the output's JSON value only when `structured` (MCP's structured content).
+    /// are the arguments it ran with, or — denied or rejected — the caller's own; `decision`
+    /// the one its tool chain took, when a chain judged it. The answer keeps the output's JSON
+    /// value only when `structured` (MCP's structured content).
     pub(crate) fn report_tool(
         &self,
         call_id: &str,
         tool: &str,
         args: Value,
         outcome: ToolOutcome,
+        decision: Option<&str>,
         structured: bool,
     ) -> Answer {
         let observers = &self.core.observers;
         let text = outcome.text(tool);
         let is_error = outcome.is_error();
-        trace::tool_outcome(&tracing::Span::current(), &outcome, &text);
+        let span = tracing::Span::current();
+        trace::tool_outcome(&span, &outcome, decision, &text);
         if self.core.capture_content {
-            trace::tool_content(&tracing::Span::current(), &args, &text);
+            trace::tool_content(&span, &args, &text);
         }
         match &outcome {
             ToolOutcome::Rejected { .. } => {

@@ -8,11 +8,11 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use futures::channel::mpsc::UnboundedSender;
 use futures::{FutureExt, StreamExt};
-use tracing::Instrument;
 
 mod model_step;
 
 use super::Core;
+use super::in_span::in_span;
 use super::lineage::Lineage;
 use super::step::Passed;
 use super::step::Step;
@@ -397,7 +397,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         // this run's turns.
         let turn = self.turn.fetch_add(1, Ordering::Relaxed) + 1;
         let span = super::trace::chat(self.core.model_info.as_ref(), &self.ids, turn);
-        async {
+        in_span(span, async {
             let ctx = self.intercept_context(None, None);
             let links = self.turn_guards();
             let messages = std::mem::take(&mut request.messages);
@@ -406,8 +406,8 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                     format!("turn {turn}")
                 })
                 .await;
-            let span = tracing::Span::current();
-            span.record("agents_kt.decision", passed.kind().as_str());
+            // Recorded on the turn's span with what comes of it: one record, not two.
+            let decision = passed.kind().as_str();
             match passed {
                 Passed::Go { value, .. } => request.messages = value,
                 Passed::Denied {
@@ -416,7 +416,8 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                     reason,
                 } => {
                     request.messages = value;
-                    span.record("agents_kt.executed", false);
+                    let span = tracing::Span::current();
+                    super::trace::not_executed(&span, decision);
                     super::trace::failed(&span, "denied", &reason);
                     return Err(AgentError::InterceptorDenied {
                         point: InterceptionPoint::Turn,
@@ -429,7 +430,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                     result: output,
                 } => {
                     request.messages = value;
-                    span.record("agents_kt.executed", false);
+                    super::trace::not_executed(&tracing::Span::current(), decision);
                     return Ok(Turn::Substituted(output));
                 }
             }
@@ -446,6 +447,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                     self.report(Step::ModelFailed {
                         error: &error,
                         elapsed,
+                        decision,
                     });
                     return Err(error);
                 }
@@ -454,13 +456,13 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                 turn,
                 response: &response,
                 elapsed,
+                decision,
             });
             if let Some(usage) = response.usage {
                 self.spend(|budget| budget.add_tokens(usage))?;
             }
             Ok(Turn::Answered(response))
-        }
-        .instrument(span)
+        })
         .await
     }
 

@@ -41,11 +41,14 @@ pub(crate) enum Step<'a, OUT> {
         response: &'a ChatResponse,
         /// How long the model took.
         elapsed: Duration,
+        /// What the turn's chain decided (recorded on the turn's span with the answer).
+        decision: &'static str,
     },
     /// The model call failed (the run ends with this error).
     ModelFailed {
         error: &'a AgentError,
         elapsed: Duration,
+        decision: &'static str,
     },
     BudgetThreshold {
         index: usize,

@@ -96,21 +96,35 @@ pub(crate) fn execute_tool(tool: &str, call_id: &str, client: Option<&str>) -> S
 
 /// Mark `span` as ended in error: `error.type` (a short, fixed class) and the span's status.
 pub(crate) fn failed(span: &Span, class: &str, description: &str) {
-    span.record("error.type", class);
-    span.record("otel.status_code", "error");
-    span.record("otel.status_description", description);
+    tracing::record_all!(
+        span,
+        "error.type" = class,
+        otel.status_code = "error",
+        otel.status_description = description,
+    );
 }
 
-/// What a turn's span learns from the model's answer.
-pub(crate) fn answered(span: &Span, response: &ChatResponse) {
-    span.record("agents_kt.executed", true);
-    if let Some(model) = &response.model {
-        span.record("gen_ai.response.model", model.as_str());
-    }
-    if let Some(usage) = response.usage {
-        span.record("gen_ai.usage.input_tokens", int(usage.prompt_tokens));
-        span.record("gen_ai.usage.output_tokens", int(usage.completion_tokens));
-    }
+/// A turn its chain denied or substituted: the decision, and that the model was not called.
+pub(crate) fn not_executed(span: &Span, decision: &str) {
+    tracing::record_all!(
+        span,
+        "agents_kt.decision" = decision,
+        "agents_kt.executed" = false,
+    );
+}
+
+/// What a turn's span learns from the model's answer, with the decision its chain took: one
+/// record (under OpenTelemetry each record is a span lookup).
+pub(crate) fn answered(span: &Span, response: &ChatResponse, decision: &str) {
+    let usage = response.usage;
+    tracing::record_all!(
+        span,
+        "agents_kt.decision" = decision,
+        "agents_kt.executed" = true,
+        "gen_ai.response.model" = response.model.as_deref(),
+        "gen_ai.usage.input_tokens" = usage.map(|usage| int(usage.prompt_tokens)),
+        "gen_ai.usage.output_tokens" = usage.map(|usage| int(usage.completion_tokens)),
+    );
     #[cfg(feature = "otel")]
     crate::telemetry::finish_reasons(span, response);
 }
@@ -270,9 +284,11 @@ fn tool_call_part(call: &ToolCall) -> Value {
     json!({"type": "tool_call", "id": call.id, "name": call.name, "arguments": arguments})
 }
 
-/// How a tool call ended, on its span: whether the tool body ran, and the error class the
-/// caller got (a blocked call is an error to the model, so backends show it as one).
-pub(crate) fn tool_outcome(span: &Span, outcome: &ToolOutcome, text: &str) {
+/// How a tool call ended, on its span: whether the tool body ran, the decision its chain took
+/// (`decision`, or `Rejected` for a call refused before any chain), and the error class the
+/// caller got (a blocked call is an error to the model, so backends show it as one). One record:
+/// under OpenTelemetry each is a span lookup.
+pub(crate) fn tool_outcome(span: &Span, outcome: &ToolOutcome, decision: Option<&str>, text: &str) {
     let (executed, error) = match outcome {
         ToolOutcome::Rejected { .. } => (false, Some("rejected")),
         ToolOutcome::Used { substituted, .. } => (!substituted, None),
@@ -280,13 +296,18 @@ pub(crate) fn tool_outcome(span: &Span, outcome: &ToolOutcome, text: &str) {
         ToolOutcome::Withheld { .. } => (true, Some("withheld")),
         ToolOutcome::Failed { .. } => (true, Some("failed")),
     };
-    span.record("agents_kt.executed", executed);
-    if let ToolOutcome::Rejected { .. } = outcome {
-        span.record("agents_kt.decision", "Rejected");
-    }
-    if let Some(class) = error {
-        failed(span, class, text);
-    }
+    let decision = match outcome {
+        ToolOutcome::Rejected { .. } => Some("Rejected"),
+        _ => decision,
+    };
+    tracing::record_all!(
+        span,
+        "agents_kt.executed" = executed,
+        "agents_kt.decision" = decision,
+        "error.type" = error,
+        otel.status_code = error.map(|_| "error"),
+        otel.status_description = error.map(|_| text),
+    );
 }
 
 /// A tool call's arguments (those it ran with; a denied call's as asked) and its result as the

@@ -16,7 +16,6 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncRead, AsyncWrite};
-use tracing::Instrument;
 use tracing::instrument::WithSubscriber;
 
 use super::client_log::ClientLog;
@@ -24,6 +23,7 @@ use super::principal::Principal;
 use super::progress::McpProgress;
 use super::{Exposed, McpClient, McpServeError, McpServer};
 use crate::agent::SkillCall;
+use crate::agent::in_span::in_span;
 use crate::{AgentInput, AgentOutput};
 
 /// What an exposed skill's input and output must be to cross MCP.
@@ -410,7 +410,7 @@ where
         // One trace from the calling agent through this one, when the client sent its context.
         #[cfg(feature = "otel")]
         crate::telemetry::continue_trace(&span, &context.meta.0.0);
-        let call = self.call(&client, request, progress).instrument(span);
+        let call = in_span(span, self.call(&client, request, progress));
         // The call's `tracing` events go to the client too, when it set a logging level.
         let call = match &log {
             Some((dispatch, _)) => call.with_subscriber(dispatch.clone()).left_future(),
