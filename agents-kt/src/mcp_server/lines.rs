@@ -85,7 +85,11 @@ async fn read_requests<R: AsyncRead + Unpin>(
         let message = match Envelope::check(&line) {
             Ok(message) => message,
             Err(refusal) => {
-                tracing::warn!(code = refusal.code, reason = %refusal.message, "MCP message on stdio refused");
+                tracing::warn!(
+                    code = refusal.code,
+                    reason = %refusal.message,
+                    "MCP message on stdio refused"
+                );
                 refuse(&refusals, refusal.id, refusal.code, &refusal.message).await;
                 continue;
             }
