@@ -42,7 +42,10 @@ impl<'r> Transcript<'r> {
         let user = Message::user(input);
         match self.memory {
             Some(memory) => {
-                prelude.extend(memory.load().await?);
+                let remembered = memory.load().await?;
+                // Room for the history and the input at once: growing twice moved it twice.
+                prelude.reserve(remembered.len() + 1);
+                prelude.extend(remembered);
                 memory.record([user.clone()]);
             }
             None => prelude.extend(history.iter().cloned()),
