@@ -70,7 +70,6 @@ mod tests {
     #[derive(Default, Clone)]
     struct Entries {
         entered: Arc<Mutex<u32>>,
-        inside: Arc<Mutex<u32>>,
         depth: Arc<Mutex<u32>>,
         events_inside: Arc<Mutex<Vec<bool>>>,
     }
@@ -91,7 +90,6 @@ mod tests {
         fn enter(&self, _: &Id) {
             *self.entered.lock().unwrap() += 1;
             *self.depth.lock().unwrap() += 1;
-            *self.inside.lock().unwrap() += 1;
         }
         fn exit(&self, _: &Id) {
             *self.depth.lock().unwrap() -= 1;
