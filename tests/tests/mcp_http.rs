@@ -257,8 +257,15 @@ type Case<'a> = (&'a [(&'a str, &'a str)], String, u16, i64);
 async fn bodies_that_are_not_one_json_rpc_message_get_json_rpc_errors() {
     let server = start().await;
     let json = ("content-type", "application/json");
-    let cases: [Case; 6] = [
+    let cases: [Case; 7] = [
         (&[json], "{not json".into(), 400, -32700),
+        // A key given twice is not one message: which value would rmcp read?
+        (
+            &[json],
+            r#"{"jsonrpc": "2.0", "id": 1, "id": 2, "method": "ping"}"#.into(),
+            400,
+            -32600,
+        ),
         (
             &[("content-type", "text/plain")],
             initialize().to_string(),
