@@ -14,15 +14,18 @@ cd "$(dirname "$0")/.."
 target="${1:-${AGENTS_KT_CACHE:-$HOME/.cache/agents-kt}/bench-target}"
 mkdir -p "$target"
 command -v valgrind >/dev/null || { echo "[call-counts] needs valgrind" >&2; exit 1; }
-CARGO_TARGET_DIR="$target" cargo bench -p agents-kt --bench call_counts --no-run \
-  --message-format=json 2>/dev/null >"$target/call_counts.json"
-driver="$(python3 -c '
+build() { # [CARGO ARGS...] -> the driver's path
+  CARGO_TARGET_DIR="$target" cargo bench -p agents-kt --bench call_counts --no-run "$@" \
+    --message-format=json 2>/dev/null >"$target/call_counts.json"
+  python3 -c '
 import json, sys
 for line in open(sys.argv[1]):
     m = json.loads(line)
     if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "call_counts" and m.get("executable"):
         print(m["executable"])
-' "$target/call_counts.json" | tail -1)"
+' "$target/call_counts.json" | tail -1
+}
+driver="$(build)"
 [ -x "$driver" ] || { echo "[call-counts] the driver did not build" >&2; exit 1; }
 
 count() { # PATH CALLS -> total instructions
@@ -62,3 +65,12 @@ per_call turns_8_dynamic 6 14 "turns_8_dynamic at turn 10"
 # with 8 interceptors (the mcp bench's row, in instructions).
 per_call mcp_in_process_bare 320 1280
 per_call mcp_in_process 320 1280
+# A turn under the OpenTelemetry layer (no-op exporter) over the same turn with nobody listening,
+# both from a build with `otel` on (the feature changes the run path's code).
+driver="$(build --features otel)"
+[ -x "$driver" ] || { echo "[call-counts] the otel driver did not build" >&2; exit 1; }
+plain="$(( ($(count loop_50_turns 6) - $(count loop_50_turns 2)) / 4 ))"
+traced="$(( ($(count loop_50_turns_otel 6) - $(count loop_50_turns_otel 2)) / 4 ))"
+printf '%-34s %14s\n' "loop_50_turns (otel build)" "$plain"
+printf '%-34s %14s\n' "loop_50_turns_otel" "$traced"
+printf '%-34s %14s\n' "otel per turn (difference / 50)" "$(( (traced - plain) / 50 ))"
