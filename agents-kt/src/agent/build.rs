@@ -7,6 +7,7 @@ use std::sync::atomic::AtomicU64;
 
 use super::manifest;
 use super::output::OutputFormat;
+use super::tool_names::ToolNames;
 use super::{Agent, AgentBuilder, AgentInner, AgentInput, AgentOutput, Core, SkillKind};
 use crate::observers::PipelineHub;
 use crate::policy::{ConstraintsGate, GrantsGate};
@@ -37,7 +38,7 @@ impl<IN, OUT> AgentBuilder<IN, OUT> {
         }
         let mut errors = self.errors;
         let mut tools = Vec::with_capacity(self.tools.len());
-        let mut tools_by_name = HashMap::new();
+        let mut tools_by_name = ToolNames::default();
         let mut sources: HashMap<Arc<str>, String> = HashMap::new();
         for Registration {
             name,
@@ -233,7 +234,7 @@ fn check_grants<IN, OUT>(
 /// Skill names are unique, allow-lists name registered tools, and agentic skills have a model.
 fn check_skills<IN, OUT>(
     skills: &[Skill<IN, OUT>],
-    tools: &HashMap<Arc<str>, usize>,
+    tools: &ToolNames,
     has_model: bool,
     errors: &mut Vec<BuildError>,
 ) {

@@ -27,6 +27,7 @@ pub(crate) mod step;
 mod sub_agent;
 mod sub_agent_input;
 mod tokio_required;
+mod tool_names;
 pub(crate) mod trace;
 mod transcript;
 mod unlinked;
@@ -50,7 +51,6 @@ pub use sub_agent::AgentTool;
 pub use sub_agent::{AgentArgs, agent_tool_of};
 pub use sub_agent_input::SubAgentInput;
 
-use std::collections::HashMap;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
@@ -116,7 +116,7 @@ pub(crate) struct Core<OUT> {
     metrics: crate::telemetry::GenAiMetrics,
     system_prompt: Option<String>,
     tools: Vec<Arc<dyn ErasedTool>>,
-    tools_by_name: HashMap<Arc<str>, usize>,
+    tools_by_name: tool_names::ToolNames,
     /// The interceptors and gates of the skill and turn points.
     links: PointLinks<OUT>,
     /// The dynamic tool interceptors and gates alone, for an MCP call of an exposed skill (which

@@ -1,6 +1,8 @@
 //! The one report path. Every fact a run reports is one [`Step`], told here — and only here — to
 //! the observers, the `observe()` pipeline, the session's event stream and tracing.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::run::Run;
@@ -175,6 +177,8 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         structured: bool,
     ) -> Answer {
         let observers = &self.core.observers;
+        // Borrowed from the outcome where it is already written (a result, a rejection): the
+        // answer takes it over at the end rather than a copy.
         let text = outcome.text(tool);
         let is_error = outcome.is_error();
         let span = tracing::Span::current();
@@ -184,7 +188,9 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         }
         match &outcome {
             ToolOutcome::Rejected { .. } => {
-                self.publish(|ids| PipelineEvent::tool_rejected(ids, call_id, tool, text.clone()));
+                self.publish(|ids| {
+                    PipelineEvent::tool_rejected(ids, call_id, tool, text.clone().into_owned())
+                });
             }
             ToolOutcome::Used {
                 output: json,
@@ -226,9 +232,14 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                 });
             }
         }
-        let used = match outcome {
-            ToolOutcome::Used { output, .. } => Some(output),
-            _ => None,
+        let worded = match text {
+            Cow::Owned(text) => Some(text),
+            Cow::Borrowed(_) => None,
+        };
+        let (mut used, worded) = match outcome {
+            ToolOutcome::Used { output, .. } => (Some(output), worded),
+            ToolOutcome::Rejected { text } => (None, Some(text)),
+            _ => (None, worded),
         };
         // The output's JSON is copied only for a caller that keeps it (MCP's structured
         // content); the session's event takes it by move.
@@ -237,15 +248,21 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             _ => None,
         };
         self.emit(|| {
-            let result = match used {
-                Some(json) => match json.value {
+            let result = match used.as_mut() {
+                Some(json) => match json.value.take() {
                     Some(value) => value,
                     None => json.value().into_owned(),
                 },
-                None => Value::String(text.clone()),
+                None => Value::String(worded.clone().unwrap_or_default()),
             };
             AgentEvent::tool_call_finished(call_id, tool, args, result, is_error)
         });
+        // Exactly one of the two holds the text: a result's is in its output.
+        let text = match (worded, used) {
+            (Some(text), _) => text,
+            (None, Some(json)) => json.text,
+            (None, None) => String::new(),
+        };
         Answer {
             text,
             is_error,

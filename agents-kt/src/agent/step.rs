@@ -2,6 +2,7 @@
 //! model (or an MCP client) reads about a tool call are worded here, in [`ToolOutcome::text`].
 //! Plain data: the report path (`report.rs`) and tracing (`trace.rs`) both read it.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -97,17 +98,19 @@ pub(crate) enum ToolOutcome {
 impl ToolOutcome {
     /// What the model (or MCP client) reads: the result, or one of the error texts. Every
     /// `ERROR: Tool …` text of the framework is written here.
-    pub(crate) fn text(&self, tool: &str) -> String {
+    pub(crate) fn text(&self, tool: &str) -> Cow<'_, str> {
         match self {
-            ToolOutcome::Rejected { text } => text.clone(),
-            ToolOutcome::Used { output, .. } => output.text.clone(),
+            ToolOutcome::Rejected { text } => Cow::Borrowed(text),
+            ToolOutcome::Used { output, .. } => Cow::Borrowed(&output.text),
             ToolOutcome::Denied { reason } => {
-                format!("ERROR: Tool '{tool}' denied by policy: {reason}")
+                Cow::Owned(format!("ERROR: Tool '{tool}' denied by policy: {reason}"))
             }
-            ToolOutcome::Withheld { reason } => {
-                format!("ERROR: Tool '{tool}' result withheld by policy: {reason}")
+            ToolOutcome::Withheld { reason } => Cow::Owned(format!(
+                "ERROR: Tool '{tool}' result withheld by policy: {reason}"
+            )),
+            ToolOutcome::Failed { error } => {
+                Cow::Owned(format!("ERROR: Tool '{tool}' failed: {error}"))
             }
-            ToolOutcome::Failed { error } => format!("ERROR: Tool '{tool}' failed: {error}"),
         }
     }
 

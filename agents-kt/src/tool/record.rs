@@ -153,7 +153,8 @@ impl JsonOutput {
     ) -> Result<Self, serde_json::Error> {
         let any: &dyn Any = output;
         // The shared runtime's output is the tool's own, boxed: look at that.
-        let any = match any.downcast_ref::<SharedOutput>() {
+        let shared = any.downcast_ref::<SharedOutput>();
+        let any = match shared {
             Some(shared) => shared.as_any(),
             None => any,
         };
@@ -177,11 +178,21 @@ impl JsonOutput {
         {
             return Ok(JsonOutput::content(summary(json), json.clone()));
         }
-        Self::serialized(output, value)
+        // A shared output is written by its own type's serializer (through `erased_serde` it
+        // costs twice the instructions); the same text either way.
+        let text = match shared {
+            Some(shared) => shared.to_json_text()?,
+            None => serde_json::to_string(output)?,
+        };
+        Self::serialized(text, output, value)
     }
 
-    fn serialized<O: Serialize>(output: &O, value: bool) -> Result<Self, serde_json::Error> {
-        let text = serde_json::to_string(output)?;
+    /// The output from its JSON `text`, and as a `Value` too when `value`.
+    fn serialized<O: Serialize>(
+        text: String,
+        output: &O,
+        value: bool,
+    ) -> Result<Self, serde_json::Error> {
         let is_string = text.starts_with('"');
         let text = if is_string {
             serde_json::from_str::<String>(&text)?

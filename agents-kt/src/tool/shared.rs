@@ -44,11 +44,9 @@ impl SharedArgs {
     }
 
     fn take<A: 'static>(self) -> Result<A, ToolError> {
-        self.0
-            .into_any()
-            .downcast()
-            .map(|args| *args)
-            .map_err(|_| mixed_up("arguments"))
+        let mut slot = None::<A>;
+        self.0.move_into(&mut slot);
+        slot.ok_or_else(|| mixed_up("arguments"))
     }
 }
 
@@ -64,12 +62,20 @@ impl SharedOutput {
 
     /// The tool's own output, when it is `O`; `None` when it is another's (a bug).
     pub(crate) fn take<O: 'static>(self) -> Option<O> {
-        self.0.into_any().downcast().ok().map(|output| *output)
+        let mut slot = None::<O>;
+        self.0.move_into(&mut slot);
+        slot
     }
 
     /// The value itself, for code that looks at what an output is (a text, content).
     pub(crate) fn as_any(&self) -> &dyn Any {
         self.0.as_any()
+    }
+
+    /// The output as JSON text, written by its own type's serializer: the text the model reads
+    /// after every call, so it is not written through `erased_serde`.
+    pub(crate) fn to_json_text(&self) -> Result<String, serde_json::Error> {
+        self.0.to_json_text()
     }
 }
 
@@ -82,16 +88,22 @@ fn mixed_up(what: &str) -> ToolError {
 }
 
 /// A tool's arguments with what the runtime does with them.
+///
+/// A value leaves its box through `move_into`: into `slot`, an `Option` of its own type behind
+/// `dyn Any`, and nowhere when the slot is of another type. Moving it into a `Box<dyn Any>`
+/// instead would allocate a second box on every call.
 trait ArgsValue: Send + Sync {
     fn as_any(&self) -> &dyn Any;
-    fn into_any(self: Box<Self>) -> Box<dyn Any>;
+    fn move_into(self: Box<Self>, slot: &mut dyn Any);
     fn cloned(&self) -> SharedArgs;
     fn serializable(&self) -> &dyn erased_serde::Serialize;
 }
 
+/// A tool's output, as [`ArgsValue`] is its arguments.
 trait OutputValue: Send + Sync {
     fn as_any(&self) -> &dyn Any;
-    fn into_any(self: Box<Self>) -> Box<dyn Any>;
+    fn move_into(self: Box<Self>, slot: &mut dyn Any);
+    fn to_json_text(&self) -> Result<String, serde_json::Error>;
     fn serializable(&self) -> &dyn erased_serde::Serialize;
 }
 
@@ -102,8 +114,10 @@ impl<T: Tool> ArgsValue for ArgsOf<T> {
     fn as_any(&self) -> &dyn Any {
         &self.0
     }
-    fn into_any(self: Box<Self>) -> Box<dyn Any> {
-        Box::new(self.0)
+    fn move_into(self: Box<Self>, slot: &mut dyn Any) {
+        if let Some(slot) = slot.downcast_mut::<Option<T::Args>>() {
+            *slot = Some(self.0);
+        }
     }
     fn cloned(&self) -> SharedArgs {
         SharedArgs::of::<T>(self.0.clone())
@@ -117,8 +131,13 @@ impl<T: Tool> OutputValue for OutputOf<T> {
     fn as_any(&self) -> &dyn Any {
         &self.0
     }
-    fn into_any(self: Box<Self>) -> Box<dyn Any> {
-        Box::new(self.0)
+    fn move_into(self: Box<Self>, slot: &mut dyn Any) {
+        if let Some(slot) = slot.downcast_mut::<Option<T::Output>>() {
+            *slot = Some(self.0);
+        }
+    }
+    fn to_json_text(&self) -> Result<String, serde_json::Error> {
+        serde_json::to_string(&self.0)
     }
     fn serializable(&self) -> &dyn erased_serde::Serialize {
         &self.0
@@ -251,5 +270,55 @@ impl Tool for SharedTool {
 
     fn __runs_agent(&self) -> bool {
         self.0.runs_agent()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Clone, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+    struct Pair {
+        left: i64,
+        right: String,
+    }
+
+    struct Swap;
+
+    impl Tool for Swap {
+        const NAME: &'static str = "swap";
+        type Args = Pair;
+        type Output = Pair;
+        fn description(&self) -> Cow<'static, str> {
+            "Swaps nothing.".into()
+        }
+        async fn call(&self, args: Pair, _: &ToolContext) -> Result<Pair, ToolError> {
+            Ok(args)
+        }
+    }
+
+    fn pair() -> Pair {
+        Pair {
+            left: 7,
+            right: "sjö \"quoted\"".into(),
+        }
+    }
+
+    #[test]
+    fn a_value_leaves_its_box_as_its_own_type_and_as_no_other() {
+        let taken = SharedArgs::of::<Swap>(pair()).take::<Pair>();
+        assert!(taken.is_ok_and(|args| args.left == 7 && args.right == pair().right));
+        let mixed = SharedArgs::of::<Swap>(pair()).take::<String>();
+        assert!(mixed.is_err_and(|error| error.to_string().contains("of another tool")));
+        assert!(SharedOutput::of::<Swap>(pair()).take::<Pair>().is_some());
+        assert!(SharedOutput::of::<Swap>(pair()).take::<i64>().is_none());
+    }
+
+    #[test]
+    fn an_output_writes_the_text_its_own_type_writes() {
+        let shared = SharedOutput::of::<Swap>(pair());
+        let own = serde_json::to_string(&pair()).ok();
+        assert_eq!(shared.to_json_text().ok(), own);
+        assert_eq!(serde_json::to_string(&shared).ok(), own);
     }
 }
