@@ -208,6 +208,8 @@ impl BudgetUsage {
 pub(crate) struct BudgetTracker {
     budget: Budget,
     started: Instant,
+    /// The same start on the coarse clock, for the check at every step (`coarse_clock.rs`).
+    started_coarse: coarsetime::Instant,
     turns: u32,
     tool_calls: u32,
     tokens: u64,
@@ -220,6 +222,7 @@ impl BudgetTracker {
         BudgetTracker {
             budget,
             started: Instant::now(),
+            started_coarse: crate::coarse_clock::now(),
             turns: 0,
             tool_calls: 0,
             tokens: 0,
@@ -268,8 +271,11 @@ impl BudgetTracker {
         }
     }
 
+    /// An error once the run has taken longer than `max_duration`. The run's timer ends it
+    /// at the limit whenever it waits; this check, at every turn and tool call, catches a run
+    /// that never waited — to within the coarse clock's tick.
     pub(crate) fn check_duration(&self) -> Result<(), AgentError> {
-        if self.started.elapsed() > self.budget.max_duration {
+        if crate::coarse_clock::since(self.started_coarse) > self.budget.max_duration {
             return Err(duration_exceeded(self.budget.max_duration));
         }
         Ok(())

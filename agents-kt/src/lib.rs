@@ -79,6 +79,7 @@ mod agent;
 pub(crate) mod approval;
 mod budget;
 pub mod chain;
+mod coarse_clock;
 mod error;
 #[cfg(any(feature = "http", feature = "a2a-client"))]
 mod error_chain;

@@ -71,6 +71,49 @@ async fn max_duration_ends_a_run_that_takes_too_long() {
     }
 }
 
+/// `block`: holds the thread for the given time without ever yielding, so no timer can fire
+/// while it runs.
+#[derive(Clone, Default)]
+struct Block;
+
+impl agents_kt::Tool for Block {
+    const NAME: &'static str = "block";
+    type Args = agents_kt_tests::SleepArgs;
+    type Output = String;
+
+    fn description(&self) -> std::borrow::Cow<'static, str> {
+        "Block the thread for a while.".into()
+    }
+
+    async fn call(
+        &self,
+        args: agents_kt_tests::SleepArgs,
+        _ctx: &agents_kt::ToolContext,
+    ) -> Result<String, agents_kt::ToolError> {
+        std::thread::sleep(Duration::from_millis(args.millis));
+        Ok("blocked".into())
+    }
+}
+
+#[tokio::test]
+async fn a_run_that_never_waits_is_stopped_at_its_next_step_once_past_max_duration() {
+    for path in PATHS {
+        // Nothing here yields: the run's timer cannot fire, only the check at the next turn.
+        let model = ScriptedModel::new([
+            Reply::tool_call("block", json!({"millis": 120})),
+            Reply::text("too late"),
+        ]);
+        let agent: Agent<String, String> = Agent::builder("a")
+            .model(model)
+            .tool(Block)
+            .budget(Budget::default().max_duration(Duration::from_millis(40)))
+            .build()
+            .unwrap();
+        let error = drive(&agent, "x", path).await.0.unwrap_err();
+        assert_eq!(limit_of(&error), BudgetLimit::MaxDuration, "{path:?}");
+    }
+}
+
 #[tokio::test]
 async fn per_tool_timeout_ends_the_run_and_fires_on_tool_error() {
     for path in PATHS {

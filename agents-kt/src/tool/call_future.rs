@@ -15,6 +15,7 @@ use pin_project_lite::pin_project;
 
 use super::record::{CallRecord, CallSetup, Parts, ToolFailure};
 use super::{Tool, ToolError};
+use crate::coarse_clock::{now, since};
 
 /// What finishes a call once its body returned: the runtime that started it. A trait, so the
 /// future knows how a call ends without knowing the runtime's insides.
@@ -110,16 +111,6 @@ where
             .poll(cx)
             .map(|()| Err(ToolFailure::TimedOut(limit)))
     }
-}
-
-/// Now, on the coarse clock.
-fn now() -> coarsetime::Instant {
-    coarsetime::Instant::now_without_cache_update()
-}
-
-/// Time since `start`, on the coarse clock.
-fn since(start: coarsetime::Instant) -> Duration {
-    now().duration_since(start).into()
 }
 
 pin_project! {
