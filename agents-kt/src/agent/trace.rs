@@ -7,6 +7,8 @@
 //! `tracing-opentelemetry` turns them into OpenTelemetry spans (`otel.name`, `otel.kind` and
 //! `otel.status_*` are its special fields).
 
+use std::borrow::Cow;
+
 use serde_json::{Value, json};
 use tracing::Span;
 use tracing::field::Empty;
@@ -19,6 +21,17 @@ use crate::{
 /// The target of every decision event, so a subscriber can keep or drop them as one.
 pub(crate) const DECISION_TARGET: &str = "agents_kt::decision";
 
+/// `first second`, as a span's name. A span's strings are given as `&str`, not through
+/// `Display` (`%`): the OpenTelemetry layer copies a `&str` as it is, where a `Display` value
+/// goes through the formatting machinery — on every turn and tool call.
+fn spaced(first: &str, second: &str) -> String {
+    let mut name = String::with_capacity(first.len() + 1 + second.len());
+    name.push_str(first);
+    name.push(' ');
+    name.push_str(second);
+    name
+}
+
 /// The span of one run of agent `agent`.
 pub(crate) fn invoke_agent(
     agent: &str,
@@ -28,16 +41,16 @@ pub(crate) fn invoke_agent(
 ) -> Span {
     tracing::info_span!(
         "invoke_agent",
-        otel.name = %format!("invoke_agent {agent}"),
+        otel.name = spaced("invoke_agent", agent).as_str(),
         otel.kind = "internal",
         otel.status_code = Empty,
         otel.status_description = Empty,
         "gen_ai.operation.name" = "invoke_agent",
         "gen_ai.provider.name" = model.map_or("unknown", |model| model.provider.as_str()),
         "gen_ai.agent.name" = agent,
-        "gen_ai.conversation.id" = %ids.session_id,
+        "gen_ai.conversation.id" = ids.session_id.as_str(),
         "gen_ai.request.model" = model.and_then(|model| model.model.as_deref()),
-        "agents_kt.run.id" = %ids.run_id,
+        "agents_kt.run.id" = ids.run_id.as_str(),
         "agents_kt.manifest.hash" = ids.manifest.as_deref(),
         "agents_kt.skill.name" = Empty,
         "agents_kt.mcp.client" = client,
@@ -50,7 +63,12 @@ pub(crate) fn chat(model: Option<&ModelInfo>, ids: &RunIds, turn: u32) -> Span {
     let requested = model.and_then(|model| model.model.as_deref());
     tracing::info_span!(
         "chat",
-        otel.name = %requested.map_or_else(|| "chat".to_string(), |model| format!("chat {model}")),
+        otel.name = requested
+            .map_or_else(
+                || Cow::Borrowed("chat"),
+                |model| Cow::Owned(spaced("chat", model))
+            )
+            .as_ref(),
         otel.kind = "client",
         otel.status_code = Empty,
         otel.status_description = Empty,
@@ -59,7 +77,7 @@ pub(crate) fn chat(model: Option<&ModelInfo>, ids: &RunIds, turn: u32) -> Span {
         "gen_ai.request.model" = requested,
         "server.address" = model.and_then(|model| model.server_address.as_deref()),
         "server.port" = model.and_then(|model| model.server_port).map(i64::from),
-        "gen_ai.conversation.id" = %ids.session_id,
+        "gen_ai.conversation.id" = ids.session_id.as_str(),
         "gen_ai.response.model" = Empty,
         "gen_ai.usage.input_tokens" = Empty,
         "gen_ai.usage.output_tokens" = Empty,
@@ -77,7 +95,7 @@ pub(crate) fn chat(model: Option<&ModelInfo>, ids: &RunIds, turn: u32) -> Span {
 pub(crate) fn execute_tool(tool: &str, call_id: &str, client: Option<&str>) -> Span {
     tracing::info_span!(
         "execute_tool",
-        otel.name = %format!("execute_tool {tool}"),
+        otel.name = spaced("execute_tool", tool).as_str(),
         otel.kind = "internal",
         otel.status_code = Empty,
         otel.status_description = Empty,
