@@ -14,13 +14,14 @@ pub(crate) struct CallQuota {
     pub share: usize,
     /// The share the application set, kept when the cap changes after it.
     pub chosen_share: Option<usize>,
-    clients: Mutex<HashMap<String, Arc<Semaphore>>>,
+    /// Keyed by shared names: a call of a client already in the table copies no name.
+    clients: Mutex<HashMap<Arc<str>, Arc<Semaphore>>>,
 }
 
 /// A call's two slots, its client's and the server's; given back when dropped.
 pub(crate) struct Slots<'a> {
     quota: &'a CallQuota,
-    client: String,
+    client: Arc<str>,
     mine: Option<OwnedSemaphorePermit>,
     all: Option<OwnedSemaphorePermit>,
 }
@@ -47,20 +48,26 @@ impl CallQuota {
     /// Waits for a slot of `client`'s share, then one of the server's (in that order: a client
     /// waiting on its own share holds none of the others'). `None`: the server is closing.
     pub(crate) async fn enter(&self, client: &str) -> Option<Slots<'_>> {
-        let own = {
+        let (name, own) = {
             let mut clients = self
                 .clients
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
-            Arc::clone(
-                clients
-                    .entry(client.to_string())
-                    .or_insert_with(|| Arc::new(Semaphore::new(self.share))),
-            )
+            match clients.get_key_value(client) {
+                Some((name, own)) => (Arc::clone(name), Arc::clone(own)),
+                None => {
+                    let (name, own) = (
+                        Arc::<str>::from(client),
+                        Arc::new(Semaphore::new(self.share)),
+                    );
+                    clients.insert(Arc::clone(&name), Arc::clone(&own));
+                    (name, own)
+                }
+            }
         };
         let mut slots = Slots {
             quota: self,
-            client: client.to_string(),
+            client: name,
             mine: None,
             all: None,
         };
@@ -81,11 +88,11 @@ impl Drop for Slots<'_> {
             .clients
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some(own) = clients.get(&self.client)
+        if let Some(own) = clients.get(&*self.client)
             && Arc::strong_count(own) == 1
             && own.available_permits() == self.quota.share
         {
-            clients.remove(&self.client);
+            clients.remove(&*self.client);
         }
     }
 }

@@ -1,6 +1,12 @@
 //! Notifications a `tools/call` sends its client while it runs (progress, log messages), queued
 //! from synchronous code and sent in order by one task; flushed before the call's answer, so the
 //! client reads them before it reads the result (after which it may stop listening).
+//!
+//! The task is started by the first notification, not with the queue: most calls send none
+//! (a client that asks for progress on every request still gets none from a tool that reports
+//! none), and for them the queue costs no task, no channel, and no round trip to flush.
+
+use std::sync::{Arc, OnceLock};
 
 use futures::future::BoxFuture;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
@@ -12,47 +18,131 @@ enum Item<T> {
     Flush(oneshot::Sender<()>),
 }
 
+/// How a queue's items are delivered: `true` while the client is there.
+type Deliver<T> = Box<dyn Fn(T) -> BoxFuture<'static, bool> + Send + Sync>;
+
 /// The queue of one call's notifications of one kind.
 pub(crate) struct Outbox<T> {
-    queue: UnboundedSender<Item<T>>,
+    shared: Arc<Shared<T>>,
+}
+
+struct Shared<T> {
+    /// Taken by the task when the first notification starts it.
+    deliver: std::sync::Mutex<Option<Deliver<T>>>,
+    queue: OnceLock<UnboundedSender<Item<T>>>,
 }
 
 impl<T> Clone for Outbox<T> {
     fn clone(&self) -> Self {
         Outbox {
-            queue: self.queue.clone(),
+            shared: Arc::clone(&self.shared),
         }
     }
 }
 
 impl<T: Send + 'static> Outbox<T> {
     /// A queue whose items `send` delivers, one at a time, until one fails (the client is gone).
-    pub(crate) fn new(send: impl Fn(T) -> BoxFuture<'static, bool> + Send + 'static) -> Self {
+    pub(crate) fn new(
+        send: impl Fn(T) -> BoxFuture<'static, bool> + Send + Sync + 'static,
+    ) -> Self {
+        Outbox {
+            shared: Arc::new(Shared {
+                deliver: std::sync::Mutex::new(Some(Box::new(send))),
+                queue: OnceLock::new(),
+            }),
+        }
+    }
+
+    pub(crate) fn push(&self, notification: T) {
+        let queue = self.shared.queue.get_or_init(|| self.start());
+        let _ = queue.send(Item::Send(notification));
+    }
+
+    /// Wait until everything queued so far has been sent; at once when nothing ever was.
+    pub(crate) async fn flush(&self) {
+        let Some(queue) = self.shared.queue.get() else {
+            return;
+        };
+        let (done, sent) = oneshot::channel();
+        if queue.send(Item::Flush(done)).is_ok() {
+            let _ = sent.await;
+        }
+    }
+
+    /// The task that sends the queue's items, in order.
+    fn start(&self) -> UnboundedSender<Item<T>> {
         let (queue, mut items) = unbounded_channel::<Item<T>>();
+        let deliver = self
+            .shared
+            .deliver
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take();
         tokio::spawn(async move {
-            let mut connected = true;
+            let mut connected = deliver.is_some();
             while let Some(item) = items.recv().await {
-                match item {
-                    Item::Send(notification) if connected => connected = send(notification).await,
-                    Item::Send(_) => {}
-                    Item::Flush(done) => {
+                match (item, &deliver) {
+                    (Item::Send(notification), Some(send)) if connected => {
+                        connected = send(notification).await;
+                    }
+                    (Item::Send(_), _) => {}
+                    (Item::Flush(done), _) => {
                         let _ = done.send(());
                     }
                 }
             }
         });
-        Outbox { queue }
+        queue
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use futures::FutureExt;
+    use std::sync::Mutex;
+
+    #[tokio::test]
+    async fn items_are_sent_in_order_before_a_flush_returns() {
+        let sent = Arc::new(Mutex::new(Vec::new()));
+        let log = Arc::clone(&sent);
+        let outbox = Outbox::new(move |item: u32| {
+            let log = Arc::clone(&log);
+            async move {
+                tokio::task::yield_now().await;
+                log.lock().unwrap().push(item);
+                true
+            }
+            .boxed()
+        });
+        let other = outbox.clone();
+        outbox.push(1);
+        other.push(2);
+        outbox.push(3);
+        other.flush().await;
+        assert_eq!(*sent.lock().unwrap(), vec![1, 2, 3]);
     }
 
-    pub(crate) fn push(&self, notification: T) {
-        let _ = self.queue.send(Item::Send(notification));
+    #[tokio::test]
+    async fn a_queue_nothing_was_pushed_to_starts_no_task_and_flushes_at_once() {
+        let outbox = Outbox::new(|_: u32| async { true }.boxed());
+        outbox.flush().await;
+        assert!(outbox.shared.queue.get().is_none());
+        assert!(outbox.shared.deliver.lock().unwrap().is_some());
     }
 
-    /// Wait until everything queued so far has been sent.
-    pub(crate) async fn flush(&self) {
-        let (done, sent) = oneshot::channel();
-        if self.queue.send(Item::Flush(done)).is_ok() {
-            let _ = sent.await;
+    #[tokio::test]
+    async fn after_a_failed_send_the_rest_are_dropped_and_flush_still_returns() {
+        let tries = Arc::new(Mutex::new(0));
+        let count = Arc::clone(&tries);
+        let outbox = Outbox::new(move |_: u32| {
+            *count.lock().unwrap() += 1;
+            async { false }.boxed()
+        });
+        for item in 0..3 {
+            outbox.push(item);
         }
+        outbox.flush().await;
+        assert_eq!(*tries.lock().unwrap(), 1);
     }
 }
