@@ -241,10 +241,11 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
             ToolOutcome::Rejected { text } => (None, Some(text)),
             _ => (None, worded),
         };
-        // The output's JSON is copied only for a caller that keeps it (MCP's structured
-        // content); the session's event takes it by move.
-        let output = match (&used, structured) {
-            (Some(json), true) => json.value.clone(),
+        // The output's JSON goes to a caller that keeps it (MCP's structured content): moved
+        // there, or copied when the session's event takes it too.
+        let output = match (used.as_mut(), structured) {
+            (Some(json), true) if self.is_session() => json.value.clone(),
+            (Some(json), true) => json.value.take(),
             _ => None,
         };
         self.emit(|| {

@@ -9,8 +9,8 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 /// A JSON-RPC message as far as the checks look: its envelope, its small values borrowed as
-/// their text and read only as far as a check needs (both transports read every message, and every
-/// answer, through it: building values here cost as much as the rest of the guard).
+/// their text and read only as far as a check needs (both transports read every message through
+/// it: building values here cost as much as the rest of the guard).
 #[derive(serde::Deserialize)]
 pub(crate) struct Envelope<'a> {
     #[serde(borrow)]
@@ -92,13 +92,6 @@ impl<'a> Envelope<'a> {
     /// The id, read.
     fn id(&self) -> Option<Value> {
         self.id.and_then(|id| serde_json::from_str(id.get()).ok())
-    }
-
-    /// Whether this answers a request (a response, not a notification or a request).
-    pub(crate) fn is_answer(&self) -> bool {
-        self.method.is_none()
-            && self.id.is_some()
-            && (self.result.is_some() || self.error.is_some())
     }
 
     /// Why this is not one JSON-RPC 2.0 message, if not (as [`not_a_message`]).
@@ -299,6 +292,69 @@ impl<'de> Deserialize<'de> for Params {
     }
 }
 
+/// Whether `line` — a message rmcp wrote — answers a request: a response or an error, not a
+/// request or a notification of its own. Read only up to the first key that decides it (rmcp
+/// writes `jsonrpc`, `id`, then `result` or `error`; `method` before `params`), so an answer's
+/// result — most of its bytes — is never scanned. What does not read as an object is not an
+/// answer.
+pub(crate) fn answers_a_request(line: &[u8]) -> bool {
+    use std::cell::Cell;
+    struct Decide<'c>(&'c Cell<bool>);
+    impl<'de> Visitor<'de> for Decide<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON-RPC message")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while let Some(key) = map.next_key::<TopKey>()? {
+                match key {
+                    TopKey::Answer => {
+                        self.0.set(true);
+                        // Decided: stop reading here (the error only ends the read).
+                        return Err(serde::de::Error::custom("decided"));
+                    }
+                    TopKey::Method => return Err(serde::de::Error::custom("decided")),
+                    TopKey::Other => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+            Ok(())
+        }
+    }
+    let answer = Cell::new(false);
+    let _ = serde_json::Deserializer::from_slice(line).deserialize_map(Decide(&answer));
+    answer.get()
+}
+
+/// A top-level key of a message rmcp wrote, as [`answers_a_request`] reads it.
+enum TopKey {
+    /// `result` or `error`.
+    Answer,
+    Method,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for TopKey {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl Visitor<'_> for KeyVisitor {
+            type Value = TopKey;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_str<E>(self, key: &str) -> Result<TopKey, E> {
+                Ok(match key {
+                    "result" | "error" => TopKey::Answer,
+                    "method" => TopKey::Method,
+                    _ => TopKey::Other,
+                })
+            }
+        }
+        deserializer.deserialize_identifier(KeyVisitor)
+    }
+}
+
 /// A key of `params`, read without copying it.
 enum ParamsKey {
     Name,
@@ -464,6 +520,40 @@ mod tests {
         );
         assert_eq!(code, -32602, "an escaped method name is still tools/call");
         let answer = passes("{\"jsonrpc\": \"2.0\", \"id\": 9, \"result\": {}}");
-        assert!(answer.is_answer() && answer.request_id().is_none());
+        assert!(!answer.is_request() && answer.request_id().is_none());
+    }
+
+    #[test]
+    fn only_responses_and_errors_answer_a_request_whatever_their_keys_hold() {
+        let cases = [
+            (
+                r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"x"}]}}"#,
+                true,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":"a","error":{"code":-32601,"message":"no"}}"#,
+                true,
+            ),
+            (r#"{"id":1,"jsonrpc":"2.0","result":{}}"#, true),
+            (
+                r#"{"jsonrpc":"2.0","id":2,"method":"sampling/createMessage","params":{"result":1}}"#,
+                false,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","params":{"result":1,"error":2},"method":"notifications/progress"}"#,
+                false,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","method":"notifications/message"}"#,
+                false,
+            ),
+            (r#"{"jsonrpc":"2.0","id":3}"#, false),
+            ("[1, 2]", false),
+            ("not json", false),
+            ("", false),
+        ];
+        for (line, answers) in cases {
+            assert_eq!(answers_a_request(line.as_bytes()), answers, "{line}");
+        }
     }
 }

@@ -16,7 +16,7 @@ use tokio::io::{
 };
 use tokio::sync::{Semaphore, mpsc};
 
-use super::jsonrpc::Envelope;
+use super::jsonrpc::{Envelope, answers_a_request};
 
 /// Requests read but not yet answered, at most.
 pub(crate) const MAX_OUTSTANDING: usize = 64;
@@ -140,7 +140,7 @@ async fn write_replies<W: AsyncWrite + Unpin>(
                         reply.push(b'\n');
                     }
                     let written = write_line(&mut output, &reply).await;
-                    if written && is_answer(&reply) {
+                    if written && answers_a_request(&reply) {
                         outstanding.add_permits(1);
                     }
                     reply.clear();
@@ -161,10 +161,4 @@ async fn write_replies<W: AsyncWrite + Unpin>(
 /// Write `bytes` and flush: false when the client is gone.
 async fn write_line<W: AsyncWrite + Unpin>(output: &mut W, bytes: &[u8]) -> bool {
     output.write_all(bytes).await.is_ok() && output.flush().await.is_ok()
-}
-
-/// Whether a line from rmcp answers a request (a response, not a notification or a request of
-/// its own).
-fn is_answer(line: &[u8]) -> bool {
-    serde_json::from_slice::<Envelope>(line).is_ok_and(|message| message.is_answer())
 }
