@@ -44,6 +44,9 @@ pub(crate) struct ToolRuntime<T: Tool> {
     json_output: bool,
     /// Whether any after-tool interceptor is registered: without one, an output is final.
     has_after: bool,
+    /// Whether any before-tool interceptor or gate is registered: without one (and nothing
+    /// inherited, nobody to approve), a call is judged `Proceed` without running the guard.
+    has_before: bool,
     /// How the tool's values are read from JSON, and the Rust type of the tool.
     readers: Readers<T>,
     /// Whether the tool runs an agent: no per-tool timeout (the agent's `max_duration` bounds
@@ -78,6 +81,7 @@ impl<T: Tool> ToolRuntime<T> {
             name,
             spec,
             has_after: chain.has_after(),
+            has_before: chain.has_before(),
             chain,
             json_args,
             json_output,
@@ -110,15 +114,21 @@ impl<T: Tool> ToolRuntime<T> {
                 };
             }
         };
-        let wants_json = self.json_args || inherited.is_some_and(|chains| chains.json_args);
-        let json = wants_json.then(|| raw.unwrap_or_else(|| json(&args)));
-        let value = Viewed::new(args, json);
         let start = match setup.approvals {
+            // Nothing to ask: the guard of an empty chain proceeds at once, decided by no one,
+            // so the call is judged so without running it.
+            None if !self.has_before && !self.json_args && inherited.is_none() => {
+                let parts =
+                    self.parts_to_run(&args, None, Vec::new(), DecisionKind::Proceed, setup, None);
+                Start::Judged(Judged::Run(args, parts))
+            }
             // A call that may wait for a human.
             Some(approvals) => {
+                let value = self.viewed(args, raw, inherited);
                 Start::Guarding(Box::pin(self.guarded(value, approvals, setup, inherited)))
             }
             None => {
+                let value = self.viewed(args, raw, inherited);
                 let guard = self.guard(value, &setup.intercept, setup.guard, inherited);
                 match guard.ready() {
                     Ok(outcome) => Start::Judged(self.judged(outcome, setup, inherited)),
@@ -162,6 +172,20 @@ impl<T: Tool> ToolRuntime<T> {
                 future: Box::pin(self.complete(judged, setup)),
             },
         }
+    }
+
+    /// The arguments as the guard's links see them: with their JSON when a dynamic link (the
+    /// tool's own or an inherited one) reads it — the caller's own (`raw`) when given.
+    #[inline]
+    fn viewed(
+        &self,
+        args: T::Args,
+        raw: Option<Value>,
+        inherited: Option<&ToolChains<T>>,
+    ) -> Viewed<T::Args> {
+        let wants_json = self.json_args || inherited.is_some_and(|chains| chains.json_args);
+        let json = wants_json.then(|| raw.unwrap_or_else(|| json(&args)));
+        Viewed::new(args, json)
     }
 
     /// The before-tool guard: the tool's own links, and the ancestors' after them in a
@@ -236,18 +260,9 @@ impl<T: Tool> ToolRuntime<T> {
             effect,
             decisions,
         } = outcome;
-        // Serialized before the tool consumes them, and only when someone will read them: this
-        // replaces a clone on every call.
-        let inherited_after = inherited.is_some_and(|chains| !chains.after.is_empty());
-        let json_output = self.json_output || inherited.is_some_and(|chains| chains.json_output);
-        let has_after = self.has_after || inherited_after;
-        let args_json = if setup.report.args || json_output {
-            json.unwrap_or_else(|| self::json(&args))
-        } else {
-            Value::Null
-        };
         let (effect, kind) = match effect {
             Effect::Deny(reason) => {
+                let args_json = self.args_json(&args, json, setup, inherited);
                 let parts = Parts::new(args_json, decisions, (DecisionKind::Deny, false), false);
                 return Judged::Done(parts.ended(CallResult::Denied { reason }, Vec::new()));
             }
@@ -255,16 +270,54 @@ impl<T: Tool> ToolRuntime<T> {
             Effect::Proceed => (None, DecisionKind::Proceed),
             Effect::ProceedWith => (None, DecisionKind::ProceedWith),
         };
-        setup.tool_ctx.started(&self.name, &args_json);
         match effect {
-            Some(output) => Judged::Produced(
-                output,
-                Parts::new(args_json, decisions, (kind, true), has_after),
-            ),
-            None => Judged::Run(
-                args,
-                Parts::new(args_json, decisions, (kind, false), has_after),
-            ),
+            Some(output) => {
+                let mut parts = self.parts_to_run(&args, json, decisions, kind, setup, inherited);
+                parts.substituted = true;
+                Judged::Produced(output, parts)
+            }
+            None => {
+                let parts = self.parts_to_run(&args, json, decisions, kind, setup, inherited);
+                Judged::Run(args, parts)
+            }
+        }
+    }
+
+    /// The record's parts of a call that goes on (to its body, or a substitute): its arguments
+    /// as JSON when someone reads them, the decisions that let it, and whether an after-tool
+    /// interceptor is to see its output. The tool is now started (`ToolCallStarted`).
+    #[inline]
+    fn parts_to_run(
+        &self,
+        args: &T::Args,
+        json: Option<Value>,
+        decisions: Vec<crate::chain::ChainDecision>,
+        kind: DecisionKind,
+        setup: &CallSetup<'_>,
+        inherited: Option<&ToolChains<T>>,
+    ) -> Parts {
+        let has_after = self.has_after || inherited.is_some_and(|chains| !chains.after.is_empty());
+        let args_json = self.args_json(args, json, setup, inherited);
+        setup.tool_ctx.started(&self.name, &args_json);
+        Parts::new(args_json, decisions, (kind, false), has_after)
+    }
+
+    /// The arguments as JSON for the record — the links' view (`json`) when they had one —
+    /// serialized before the tool consumes them, and only when someone will read them (this
+    /// replaces a clone on every call); `Null` otherwise.
+    #[inline]
+    fn args_json(
+        &self,
+        args: &T::Args,
+        json: Option<Value>,
+        setup: &CallSetup<'_>,
+        inherited: Option<&ToolChains<T>>,
+    ) -> Value {
+        let json_output = self.json_output || inherited.is_some_and(|chains| chains.json_output);
+        if setup.report.args || json_output {
+            json.unwrap_or_else(|| self::json(args))
+        } else {
+            Value::Null
         }
     }
 

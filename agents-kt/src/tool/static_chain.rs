@@ -268,6 +268,10 @@ pub(crate) trait ChainGuard<T: Tool>: Send + Sync {
     /// Whether any after-tool interceptor is registered.
     fn has_after(&self) -> bool;
 
+    /// Whether any before-tool interceptor or gate is registered: without one, the tool's own
+    /// guard has nothing to ask.
+    fn has_before(&self) -> bool;
+
     /// The names of its interceptors, gates and after-interceptors, in order (`#<index>` for
     /// an unnamed one), for the permission manifest.
     fn link_names(&self) -> [Vec<String>; 3];
@@ -351,6 +355,11 @@ where
     fn has_after(&self) -> bool {
         !self.dynamic.after.is_empty()
             || !<&A as Links<'_, Viewed<T::Output>, T::Output>>::is_empty(&self.statics.after)
+    }
+
+    fn has_before(&self) -> bool {
+        !Joined(&self.statics.before, &self.dynamic.before).is_empty()
+            || !Joined(&self.statics.gates, &self.dynamic.gates).is_empty()
     }
 
     fn link_names(&self) -> [Vec<String>; 3] {
