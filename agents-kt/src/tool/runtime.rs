@@ -114,25 +114,22 @@ impl<T: Tool> ToolRuntime<T> {
                 };
             }
         };
-        let start = match setup.approvals {
-            // Nothing to ask: the guard of an empty chain proceeds at once, decided by no one,
-            // so the call is judged so without running it.
-            None if !self.has_before && !self.json_args && inherited.is_none() => {
-                let parts =
-                    self.parts_to_run(&args, None, Vec::new(), DecisionKind::Proceed, setup, None);
-                Start::Judged(Judged::Run(args, parts))
-            }
-            // A call that may wait for a human.
-            Some(approvals) => {
-                let value = self.viewed(args, raw, inherited);
-                Start::Guarding(Box::pin(self.guarded(value, approvals, setup, inherited)))
-            }
-            None => {
-                let value = self.viewed(args, raw, inherited);
-                let guard = self.guard(value, &setup.intercept, setup.guard, inherited);
-                match guard.ready() {
-                    Ok(outcome) => Start::Judged(self.judged(outcome, setup, inherited)),
-                    Err(later) => Start::Guarding(Box::pin(later)),
+        let nothing_to_ask = !self.has_before && !self.json_args && inherited.is_none();
+        let start = if nothing_to_ask && setup.approvals.is_none() {
+            Start::Judged(self.unguarded(args, setup))
+        } else {
+            let value = self.viewed(args, raw, inherited);
+            match setup.approvals {
+                // A call that may wait for a human.
+                Some(approvals) => {
+                    Start::Guarding(Box::pin(self.guarded(value, approvals, setup, inherited)))
+                }
+                None => {
+                    let guard = self.guard(value, &setup.intercept, setup.guard, inherited);
+                    match guard.ready() {
+                        Ok(outcome) => Start::Judged(self.judged(outcome, setup, inherited)),
+                        Err(later) => Start::Guarding(Box::pin(later)),
+                    }
                 }
             }
         };
@@ -172,6 +169,16 @@ impl<T: Tool> ToolRuntime<T> {
                 future: Box::pin(self.complete(judged, setup)),
             },
         }
+    }
+
+    /// A call with nothing to ask — no before-tool link of its own, none inherited, nobody to
+    /// approve: the guard of an empty chain proceeds at once, decided by no one, so the call
+    /// is judged so without running it. Kept out of line: the guarded path's code stays as
+    /// small as it was.
+    #[inline(never)]
+    fn unguarded(&self, args: T::Args, setup: &CallSetup<'_>) -> Judged<T> {
+        let parts = self.parts_to_run(&args, None, Vec::new(), DecisionKind::Proceed, setup, None);
+        Judged::Run(args, parts)
     }
 
     /// The arguments as the guard's links see them: with their JSON when a dynamic link (the
@@ -286,7 +293,7 @@ impl<T: Tool> ToolRuntime<T> {
     /// The record's parts of a call that goes on (to its body, or a substitute): its arguments
     /// as JSON when someone reads them, the decisions that let it, and whether an after-tool
     /// interceptor is to see its output. The tool is now started (`ToolCallStarted`).
-    #[inline]
+    #[inline(always)]
     fn parts_to_run(
         &self,
         args: &T::Args,
@@ -305,7 +312,7 @@ impl<T: Tool> ToolRuntime<T> {
     /// The arguments as JSON for the record — the links' view (`json`) when they had one —
     /// serialized before the tool consumes them, and only when someone will read them (this
     /// replaces a clone on every call); `Null` otherwise.
-    #[inline]
+    #[inline(always)]
     fn args_json(
         &self,
         args: &T::Args,
