@@ -337,21 +337,25 @@ enum TopKey {
 
 impl<'de> Deserialize<'de> for TopKey {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl Visitor<'_> for KeyVisitor {
-            type Value = TopKey;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a key")
-            }
-            fn visit_str<E>(self, key: &str) -> Result<TopKey, E> {
-                Ok(match key {
-                    "result" | "error" => TopKey::Answer,
-                    "method" => TopKey::Method,
-                    _ => TopKey::Other,
-                })
-            }
-        }
-        deserializer.deserialize_identifier(KeyVisitor)
+        deserializer.deserialize_identifier(KeyVisitor(|key| match key {
+            "result" | "error" => TopKey::Answer,
+            "method" => TopKey::Method,
+            _ => TopKey::Other,
+        }))
+    }
+}
+
+/// Reads an object's key as its function names it, without copying the key (an escaped key is
+/// unescaped by the deserializer first).
+struct KeyVisitor<K>(fn(&str) -> K);
+
+impl<K> Visitor<'_> for KeyVisitor<K> {
+    type Value = K;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a key")
+    }
+    fn visit_str<E>(self, key: &str) -> Result<K, E> {
+        Ok((self.0)(key))
     }
 }
 
@@ -364,21 +368,11 @@ enum ParamsKey {
 
 impl<'de> Deserialize<'de> for ParamsKey {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl Visitor<'_> for KeyVisitor {
-            type Value = ParamsKey;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a key")
-            }
-            fn visit_str<E>(self, key: &str) -> Result<ParamsKey, E> {
-                Ok(match key {
-                    "name" => ParamsKey::Name,
-                    "arguments" => ParamsKey::Arguments,
-                    _ => ParamsKey::Other,
-                })
-            }
-        }
-        deserializer.deserialize_identifier(KeyVisitor)
+        deserializer.deserialize_identifier(KeyVisitor(|key| match key {
+            "name" => ParamsKey::Name,
+            "arguments" => ParamsKey::Arguments,
+            _ => ParamsKey::Other,
+        }))
     }
 }
 
