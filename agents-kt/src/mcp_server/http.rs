@@ -5,7 +5,6 @@
 //! audited, so it can neither call tools in it nor read its streams.
 
 use std::collections::{HashMap, HashSet};
-use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -14,123 +13,12 @@ use axum::extract::Request;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use serde::Serialize;
-use tokio::net::TcpListener;
-use tokio_util::sync::CancellationToken;
 
-use super::handler::{Handler, McpSkillTypes};
+use super::HttpOptions;
 use super::hang_up::{HangUp, Resumes};
 use super::jsonrpc::Envelope;
 use super::origin::Origins;
 use super::principal::Principal;
-use super::serve::{ConnectionLimits, serve};
-use super::service::McpService;
-use super::{McpServeError, McpServer};
-use crate::AgentOutput;
-
-/// A running HTTP server: where it listens, and how to stop it.
-#[derive(Debug)]
-pub struct McpHttpServer {
-    address: SocketAddr,
-    stop: CancellationToken,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl McpHttpServer {
-    /// The address it listens on (useful after binding port 0).
-    pub fn local_addr(&self) -> SocketAddr {
-        self.address
-    }
-
-    /// Stop accepting requests and end every session.
-    pub async fn shutdown(self) -> Result<(), McpServeError> {
-        self.stop.cancel();
-        self.task
-            .await
-            .map_err(|error| McpServeError(error.to_string()))
-    }
-
-    /// Serve until the process ends.
-    pub async fn wait(self) -> Result<(), McpServeError> {
-        self.task
-            .await
-            .map_err(|error| McpServeError(error.to_string()))
-    }
-}
-
-impl<IN, OUT> McpServer<IN, OUT>
-where
-    IN: McpSkillTypes + Sync,
-    OUT: AgentOutput + Serialize + Sync,
-{
-    /// Serve over streamable HTTP at `address` (path `/mcp`) until the process ends.
-    pub async fn serve_http(self, address: SocketAddr) -> Result<(), McpServeError> {
-        self.bind_http(address).await?.wait().await
-    }
-
-    /// Start serving over streamable HTTP at `address` (path `/mcp`); port 0 picks a free port.
-    pub async fn bind_http(self, address: SocketAddr) -> Result<McpHttpServer, McpServeError> {
-        let stop = CancellationToken::new();
-        let http = &self.inner.http;
-        let mut config = StreamableHttpServerConfig::default();
-        config.cancellation_token = stop.child_token();
-        if let Some(hosts) = &http.allowed_hosts {
-            config.allowed_hosts = hosts.clone();
-        }
-        let origins = Origins::new(http.allowed_origins.clone(), address);
-        config.allowed_origins = origins.for_rmcp();
-        config.max_request_body_bytes = http.max_body_bytes;
-        let exposed = Arc::clone(&self.inner);
-        let mut manager = LocalSessionManager::default();
-        manager.session_config.keep_alive = Some(http.session_idle_timeout);
-        let manager = Arc::new(manager);
-        let service =
-            // A handler per session: each has its own logging level.
-            StreamableHttpService::new(
-                move || Ok(Handler::new(Arc::clone(&exposed))),
-                Arc::clone(&manager),
-                config,
-            );
-        let admission = Admission {
-            authenticator: http.authenticator.clone(),
-            origins,
-            sessions: Mutex::new(HashMap::new()),
-            in_flight: Arc::new(Mutex::new(HashSet::new())),
-            live: manager,
-            max_sessions: http.max_sessions,
-            opening: AtomicUsize::new(0),
-            admitting: tokio::sync::Mutex::new(()),
-            max_body_bytes: http.max_body_bytes,
-            body_timeout: http.body_timeout,
-            hang_up_grace: http.hang_up_grace,
-            resumes: Resumes::default(),
-            audit: {
-                let exposed = Arc::clone(&self.inner);
-                Box::new(move |principal: &str, what: &str, reason: &str| {
-                    exposed.agent.audit_refusal(principal, what, reason)
-                })
-            },
-        };
-        let service = McpService::new(admission, service);
-        let listener = TcpListener::bind(address)
-            .await
-            .map_err(|error| McpServeError(format!("cannot listen on {address}: {error}")))?;
-        let address = listener
-            .local_addr()
-            .map_err(|error| McpServeError(error.to_string()))?;
-        let limits = ConnectionLimits {
-            max_connections: http.max_connections,
-            header_timeout: http.header_timeout,
-        };
-        let task = tokio::spawn(serve(listener, service, limits, stop.clone()));
-        Ok(McpHttpServer {
-            address,
-            stop,
-            task,
-        })
-    }
-}
 
 /// A request id held in a session until its answer has been sent (or abandoned).
 struct InFlight {
@@ -269,11 +157,36 @@ pub(crate) struct Admission {
 }
 
 /// Records a refused request: principal, what it targeted, why.
-type Audit = Box<dyn Fn(&str, &str, &str) + Send + Sync>;
+pub(crate) type Audit = Box<dyn Fn(&str, &str, &str) + Send + Sync>;
 
 const SESSION_HEADER: &str = "mcp-session-id";
 
 impl Admission {
+    /// Admission under the server's HTTP options: `origins` accepted, `live` rmcp's sessions,
+    /// refusals told to `audit`.
+    pub(crate) fn new(
+        http: &HttpOptions,
+        origins: Origins,
+        live: Arc<LocalSessionManager>,
+        audit: Audit,
+    ) -> Self {
+        Admission {
+            authenticator: http.authenticator.clone(),
+            origins,
+            sessions: Mutex::new(HashMap::new()),
+            in_flight: Arc::new(Mutex::new(HashSet::new())),
+            live,
+            max_sessions: http.max_sessions,
+            opening: AtomicUsize::new(0),
+            admitting: tokio::sync::Mutex::new(()),
+            max_body_bytes: http.max_body_bytes,
+            body_timeout: http.body_timeout,
+            hang_up_grace: http.hang_up_grace,
+            resumes: Resumes::default(),
+            audit,
+        }
+    }
+
     /// Admit `request` and have `next` (rmcp) answer it, or refuse it.
     pub(crate) async fn admit<F, Answer>(&self, mut request: Request, next: F) -> Response
     where

@@ -2,6 +2,7 @@
 //! `rmcp`. A `tools/call` passes the agent's own tool chain — the same runner, observers and
 //! pipeline events as the agent loop — and a per-client policy decides who may call what.
 
+mod bind;
 mod call_quota;
 mod client_log;
 mod handler;
@@ -18,7 +19,7 @@ mod service;
 
 use std::sync::Arc;
 
-pub use http::McpHttpServer;
+pub use bind::McpHttpServer;
 // The A2A server's HTTP layer is this one's: the same origins, authenticator and accept loop.
 #[cfg(feature = "a2a")]
 pub(crate) use http::Authenticator;
