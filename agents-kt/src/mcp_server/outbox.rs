@@ -30,6 +30,9 @@ struct Shared<T> {
     /// Taken by the task when the first notification starts it.
     deliver: std::sync::Mutex<Option<Deliver<T>>>,
     queue: OnceLock<UnboundedSender<Item<T>>>,
+    /// The runtime the queue was made on: the first notification may come from any thread (a
+    /// tool's own `std::thread`), where there is no runtime to start the task on.
+    runtime: Option<tokio::runtime::Handle>,
 }
 
 impl<T> Clone for Outbox<T> {
@@ -49,6 +52,7 @@ impl<T: Send + 'static> Outbox<T> {
             shared: Arc::new(Shared {
                 deliver: std::sync::Mutex::new(Some(Box::new(send))),
                 queue: OnceLock::new(),
+                runtime: tokio::runtime::Handle::try_current().ok(),
             }),
         }
     }
@@ -78,7 +82,12 @@ impl<T: Send + 'static> Outbox<T> {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .take();
-        tokio::spawn(async move {
+        let runtime = self.shared.runtime.clone();
+        let Some(runtime) = runtime.or_else(|| tokio::runtime::Handle::try_current().ok()) else {
+            // No runtime anywhere: nothing can be sent; the queue's items are dropped.
+            return queue;
+        };
+        runtime.spawn(async move {
             let mut connected = deliver.is_some();
             while let Some(item) = items.recv().await {
                 match (item, &deliver) {
@@ -121,6 +130,22 @@ mod tests {
         outbox.push(3);
         other.flush().await;
         assert_eq!(*sent.lock().unwrap(), vec![1, 2, 3]);
+    }
+
+    #[tokio::test]
+    async fn a_first_notification_from_a_thread_outside_the_runtime_is_still_sent() {
+        let sent = Arc::new(Mutex::new(Vec::new()));
+        let log = Arc::clone(&sent);
+        let outbox = Outbox::new(move |item: u32| {
+            log.lock().unwrap().push(item);
+            async { true }.boxed()
+        });
+        let from_thread = outbox.clone();
+        std::thread::spawn(move || from_thread.push(7))
+            .join()
+            .unwrap();
+        outbox.flush().await;
+        assert_eq!(*sent.lock().unwrap(), vec![7]);
     }
 
     #[tokio::test]
