@@ -255,7 +255,7 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
     /// The step name of the run's next tool call.
     pub(crate) fn next_tool_step(&self, tool: &str) -> String {
         let number = self.tool_calls.fetch_add(1, Ordering::Relaxed) + 1;
-        format!("tool#{number}:{tool}")
+        crate::journal::step_name("tool", u64::from(number), Some(tool))
     }
 
     /// The MCP principal that started the run, if one did.

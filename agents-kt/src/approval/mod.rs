@@ -418,7 +418,7 @@ impl RunApprovals {
         args: Value,
     ) -> Result<(ApprovalAnswer, String), String> {
         let number = self.asked.fetch_add(1, Ordering::Relaxed) + 1;
-        let step = format!("approval#{number}:{tool}");
+        let step = crate::journal::step_name("approval", u64::from(number), Some(tool));
         let manifest = self.manifest.as_deref();
         let fingerprint = fingerprint(manifest, tool, &args);
         let request = ApprovalRequest {

@@ -17,6 +17,7 @@ mod memory;
 mod run_journal;
 #[cfg(feature = "sqlite")]
 mod sqlite;
+mod step_name;
 
 use futures::future::BoxFuture;
 use serde_json::Value;
@@ -26,6 +27,7 @@ pub use memory::MemoryJournal;
 pub(crate) use run_journal::{EntryWriter, RunJournal};
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteJournal;
+pub(crate) use step_name::numbered as step_name;
 
 /// Where a run's steps are recorded and replayed from. Implementations record opaque JSON texts
 /// in order (each a [`RawValue`]: valid JSON, kept as its text, so recording one is a copy of a

@@ -17,6 +17,7 @@ use serde_json::error::Category;
 use super::Tool;
 use super::readers::Readers;
 use super::registry::ToolKey;
+use super::shared::SharedOutput;
 use super::static_chain::{BoxedChain, ChainGuard};
 use super::view::{Viewed, json};
 use crate::approval::{ApprovalScope, RunApprovals};
@@ -114,8 +115,10 @@ impl<T: Tool> ToolRuntime<T> {
                 };
             }
         };
+        // Only a link can ask a human (through its context's approver), so a call with none —
+        // of its own or inherited — has nothing to ask in a run with approvals either.
         let nothing_to_ask = !self.has_before && !self.json_args && inherited.is_none();
-        let start = if nothing_to_ask && setup.approvals.is_none() {
+        let start = if nothing_to_ask {
             Start::Judged(self.unguarded(args, setup))
         } else {
             let value = self.viewed(args, raw, inherited);
@@ -171,9 +174,9 @@ impl<T: Tool> ToolRuntime<T> {
         }
     }
 
-    /// A call with nothing to ask — no before-tool link of its own, none inherited, nobody to
-    /// approve: the guard of an empty chain proceeds at once, decided by no one, so the call
-    /// is judged so without running it. Kept out of line: the guarded path's code stays as
+    /// A call with nothing to ask — no before-tool link of its own, none inherited (so nothing
+    /// that could ask for approval either): the guard of an empty chain proceeds at once,
+    /// decided by no one, so the call is judged so without running it. Kept out of line: the guarded path's code stays as
     /// small as it was.
     #[inline(never)]
     fn unguarded(&self, args: T::Args, setup: &CallSetup<'_>) -> Judged<T> {
@@ -491,7 +494,7 @@ impl<T: Tool> ToolRuntime<T> {
         let body = Box::pin(async move {
             Body::new(tool.call(args, &ctx), timeout)
                 .await
-                .map(|output| serde_json::value::to_raw_value(&output))
+                .map(|output| SharedOutput::journaled_text(&output))
         }) as BoxFuture<'static, JournaledBody>;
         let output = journaled_step(journaled, body).await?;
         self.readers

@@ -23,6 +23,7 @@ use futures::future::BoxFuture;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::readers::Readers;
 use crate::{Tool, ToolContext, ToolError};
@@ -77,6 +78,17 @@ impl SharedOutput {
     pub(crate) fn to_json_text(&self) -> Result<String, serde_json::Error> {
         self.0.to_json_text()
     }
+
+    /// `output` as the JSON text a journaled step records: a shared output by its own type's
+    /// serializer (as [`SharedOutput::to_json_text`], for the same reason), any other by serde.
+    pub(crate) fn journaled_text<O: Serialize + 'static>(
+        output: &O,
+    ) -> Result<Box<RawValue>, serde_json::Error> {
+        match (output as &dyn Any).downcast_ref::<SharedOutput>() {
+            Some(shared) => shared.0.to_raw_value(),
+            None => serde_json::value::to_raw_value(output),
+        }
+    }
 }
 
 /// The shared runtime's values never meet one another's tools; if they did, the call fails
@@ -104,6 +116,7 @@ trait OutputValue: Send + Sync {
     fn as_any(&self) -> &dyn Any;
     fn move_into(self: Box<Self>, slot: &mut dyn Any);
     fn to_json_text(&self) -> Result<String, serde_json::Error>;
+    fn to_raw_value(&self) -> Result<Box<RawValue>, serde_json::Error>;
     fn serializable(&self) -> &dyn erased_serde::Serialize;
 }
 
@@ -138,6 +151,9 @@ impl<T: Tool> OutputValue for OutputOf<T> {
     }
     fn to_json_text(&self) -> Result<String, serde_json::Error> {
         serde_json::to_string(&self.0)
+    }
+    fn to_raw_value(&self) -> Result<Box<RawValue>, serde_json::Error> {
+        serde_json::value::to_raw_value(&self.0)
     }
     fn serializable(&self) -> &dyn erased_serde::Serialize {
         &self.0

@@ -20,21 +20,23 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         model: &Arc<dyn crate::ModelClient>,
         request: &mut ChatRequest,
     ) -> Result<ChatResponse, AgentError> {
-        let step = format!("turn#{}", self.turn.load(Ordering::Relaxed));
-        // What the work produced, when it ran: the model's response itself, or its error.
-        let outcome: Arc<Mutex<Option<Result<ChatResponse, AgentError>>>> = Arc::default();
+        let step =
+            crate::journal::step_name("turn", u64::from(self.turn.load(Ordering::Relaxed)), None);
         // The step's work must own what it reads: the request is lent to it, not copied (a copy
         // of the whole history per turn made a long conversation's journaled turns quadratic),
-        // and taken back once the step is done.
-        let lent = Arc::new(std::mem::take(request));
+        // and taken back once the step is done, with what the work produced when it ran (the
+        // model's response itself, or its error) — one allocation for both.
+        let lent = Arc::new(Lent {
+            request: std::mem::take(request),
+            outcome: Mutex::new(None),
+        });
         let work = |entry: EntryWriter| {
-            let (model, request, outcome) =
-                (Arc::clone(model), Arc::clone(&lent), Arc::clone(&outcome));
+            let (model, lent) = (Arc::clone(model), Arc::clone(&lent));
             Box::pin(async move {
-                let error = match chat_contained(model.as_ref(), &request).await {
+                let error = match chat_contained(model.as_ref(), &lent.request).await {
                     Ok(response) => match entry.write(&response) {
                         Ok(entry) => {
-                            *outcome.lock().unwrap_or_else(|p| p.into_inner()) = Some(Ok(response));
+                            *lent.outcome() = Some(Ok(response));
                             return Ok(entry);
                         }
                         Err(error) => AgentError::Model(ModelError::Other(format!(
@@ -44,14 +46,17 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                     Err(error) => error,
                 };
                 let text = error.to_string();
-                *outcome.lock().unwrap_or_else(|p| p.into_inner()) = Some(Err(error));
+                *lent.outcome() = Some(Err(error));
                 Err(text)
             }) as futures::future::BoxFuture<'static, Result<Box<RawValue>, String>>
         };
         let recorded = journal.step(&step, work).await;
+        let produced = lent.outcome().take();
         // A journal that still holds the work (it has not dropped it yet) gets a copy instead.
-        *request = Arc::try_unwrap(lent).unwrap_or_else(|lent| ChatRequest::clone(&lent));
-        let produced = outcome.lock().unwrap_or_else(|p| p.into_inner()).take();
+        *request = match Arc::try_unwrap(lent) {
+            Ok(lent) => lent.request,
+            Err(lent) => ChatRequest::clone(&lent.request),
+        };
         let recorded = match (recorded, produced) {
             // The work ran: a journal returns what its work produced (`Journal::step`'s
             // contract), and a response's JSON reads back equal to it (a test says so), so the
@@ -69,5 +74,17 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
         serde_json::from_str(recorded.value()?.get()).map_err(|error| {
             AgentError::Journal(JournalError::unreadable(recorded.name(), error.to_string()))
         })
+    }
+}
+
+/// The request a journaled turn's work borrows, and what the work produced.
+struct Lent {
+    request: ChatRequest,
+    outcome: Mutex<Option<Result<ChatResponse, AgentError>>>,
+}
+
+impl Lent {
+    fn outcome(&self) -> std::sync::MutexGuard<'_, Option<Result<ChatResponse, AgentError>>> {
+        self.outcome.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
