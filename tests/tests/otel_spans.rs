@@ -586,6 +586,9 @@ async fn metrics_count_tokens_durations_and_decisions() {
     };
     let calls: u64 = duration.data_points().map(|point| point.count()).sum();
     assert_eq!(calls, 2, "one duration per model call");
+    // Timed for real where the metrics record it (the clock is skipped only without `otel`).
+    let seconds: f64 = duration.data_points().map(|point| point.sum()).sum();
+    assert!(seconds > 0.0, "the model calls were timed: {seconds}");
 
     let decisions = metric("agents_kt.decisions");
     let AggregatedMetrics::U64(MetricData::Sum(decisions)) = decisions.data() else {

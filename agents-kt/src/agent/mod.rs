@@ -13,6 +13,7 @@ mod handoff;
 pub(crate) mod in_span;
 pub(crate) mod lineage;
 mod manifest;
+mod model_timer;
 mod output;
 mod pass;
 pub(crate) mod report;

@@ -438,9 +438,9 @@ impl<OUT: Clone + Send + 'static> Run<OUT> {
                 turn,
                 request: &*request,
             });
-            let started = std::time::Instant::now();
+            let timer = super::model_timer::ModelTimer::start();
             let response = self.call_model(request).await;
-            let elapsed = started.elapsed();
+            let elapsed = timer.elapsed();
             let response = match response {
                 Ok(response) => response,
                 Err(error) => {
