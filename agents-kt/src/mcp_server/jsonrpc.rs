@@ -23,8 +23,8 @@ pub(crate) struct Envelope<'a> {
     /// Only the kinds the checks look at.
     #[serde(default)]
     params: Params,
-    /// Skipped, not borrowed: a borrowed value's text is checked for UTF-8 once more, and
-    /// an answer's result is most of its bytes.
+    /// Skipped, not borrowed: only their presence is checked, and an answer's result is most
+    /// of its bytes.
     result: Option<IgnoredAny>,
     error: Option<IgnoredAny>,
 }
@@ -45,11 +45,23 @@ impl<'a> Envelope<'a> {
     /// Request` for what is not one message, `-32602 Invalid params` for a request whose params
     /// do not fit its method (a notification is never answered, whatever its params).
     pub(crate) fn check(bytes: &'a [u8]) -> Result<Envelope<'a>, Refusal> {
-        let message: Envelope = match serde_json::from_slice(bytes) {
+        // UTF-8 checked once, over the whole message: read from a `&str`, serde_json checks no
+        // string or borrowed value again (from bytes it checked each of them on its own).
+        let text = match std::str::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(error) => {
+                return Err(Refusal {
+                    id: Value::Null,
+                    code: -32700,
+                    message: format!("Parse error: {error}"),
+                });
+            }
+        };
+        let message: Envelope = match serde_json::from_str(text) {
             Ok(message) => message,
             Err(error) if error.is_data() => {
                 // JSON, but not one message: re-read as a value to say why.
-                let value: Value = serde_json::from_slice(bytes).unwrap_or(Value::Null);
+                let value: Value = serde_json::from_str(text).unwrap_or(Value::Null);
                 let problem = not_a_message(&value).unwrap_or("not a message");
                 return Err(Refusal::invalid(echoable_id(value.get("id")), problem));
             }
@@ -515,6 +527,28 @@ mod tests {
         assert_eq!(code, -32602, "an escaped method name is still tools/call");
         let answer = passes("{\"jsonrpc\": \"2.0\", \"id\": 9, \"result\": {}}");
         assert!(!answer.is_request() && answer.request_id().is_none());
+    }
+
+    #[test]
+    fn a_message_that_is_not_utf8_is_a_parse_error_and_non_ascii_text_passes() {
+        let mut bytes =
+            b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"ping\", \"x\": \"".to_vec();
+        bytes.extend_from_slice(&[0xff, 0xfe]);
+        bytes.extend_from_slice(b"\"}");
+        let Err(refusal) = Envelope::check(&bytes) else {
+            panic!("invalid UTF-8 passed");
+        };
+        assert_eq!((refusal.code, refusal.id), (-32700, Value::Null));
+        assert!(
+            refusal.message.starts_with("Parse error: "),
+            "{}",
+            refusal.message
+        );
+        let text = "{\"jsonrpc\": \"2.0\", \"id\": \"Reykjavík\", \"method\": \"tools/call\", \"params\": {\"name\": \"t\", \"arguments\": {\"city\": \"Þórshöfn\"}}}";
+        let request = Envelope::check(text.as_bytes())
+            .ok()
+            .and_then(|m| m.request_id());
+        assert_eq!(request, Some(json!("Reykjavík")));
     }
 
     #[test]
