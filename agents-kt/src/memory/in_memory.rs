@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures::future::BoxFuture;
 
@@ -27,8 +27,9 @@ use crate::Message;
 #[derive(Debug, Clone, Default)]
 pub struct InMemoryStore {
     conversations: Arc<Mutex<HashMap<String, Vec<Message>>>>,
-    /// Per conversation: who holds its lease, and until when.
-    leases: Arc<Mutex<HashMap<String, (String, Instant)>>>,
+    /// Per conversation: who holds its lease, and until when — on the coarse clock: a lease
+    /// lasts minutes, and every remembered run takes and renews one.
+    leases: Arc<Mutex<HashMap<String, (String, coarsetime::Instant)>>>,
 }
 
 impl InMemoryStore {
@@ -83,7 +84,8 @@ impl ConversationStore for InMemoryStore {
         ttl: Duration,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
         let mut leases = self.leases.lock().unwrap_or_else(|p| p.into_inner());
-        let now = Instant::now();
+        let now = crate::coarse_clock::now();
+        let ttl = coarsetime::Duration::from(ttl);
         let free = match leases.get_mut(conversation) {
             // Renewed in place: a run renews its lease every turn.
             Some((owner, until)) if owner == holder => {

@@ -82,12 +82,14 @@ impl Remembered {
     /// Take the conversation's lease (waiting up to the run's wait for another run to finish),
     /// then the stored history; this run continues its version.
     pub(crate) async fn load(&self) -> Result<Vec<Message>, AgentError> {
-        let started = Instant::now();
+        // The wait is timed from the first refusal: a lease taken at once reads no clock.
+        let mut refused_at = None;
         while !self
             .store
             .lease(&self.conversation, &self.holder, LEASE_TTL)
             .await?
         {
+            let started = *refused_at.get_or_insert_with(Instant::now);
             if started.elapsed() >= self.wait {
                 return Err(StoreError::Busy {
                     conversation: self.conversation.clone(),
