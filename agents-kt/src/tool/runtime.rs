@@ -176,8 +176,8 @@ impl<T: Tool> ToolRuntime<T> {
 
     /// A call with nothing to ask — no before-tool link of its own, none inherited (so nothing
     /// that could ask for approval either): the guard of an empty chain proceeds at once,
-    /// decided by no one, so the call is judged so without running it. Kept out of line: the guarded path's code stays as
-    /// small as it was.
+    /// decided by no one, so the call is judged so without running it. Kept out of line: the
+    /// guarded path's code stays as small as it was.
     #[inline(never)]
     fn unguarded(&self, args: T::Args, setup: &CallSetup<'_>) -> Judged<T> {
         let parts = self.parts_to_run(&args, None, Vec::new(), DecisionKind::Proceed, setup, None);
