@@ -80,6 +80,7 @@ pub(crate) mod approval;
 mod budget;
 pub mod chain;
 mod coarse_clock;
+mod decimal;
 mod error;
 #[cfg(any(feature = "http", feature = "a2a-client"))]
 mod error_chain;

@@ -33,24 +33,13 @@ impl<IN: AgentInput, OUT: AgentOutput> Agent<IN, OUT> {
 
 /// `name/kind-number`.
 pub(super) fn run_id(name: &str, kind: &str, number: u64) -> String {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut rest = number;
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    let mut id = String::with_capacity(name.len() + kind.len() + 2 + digits.len() - at);
+    let digits = crate::decimal::Decimal::of(number);
+    let mut id = String::with_capacity(name.len() + kind.len() + 2 + digits.len());
     id.push_str(name);
     id.push('/');
     id.push_str(kind);
     id.push('-');
-    // ASCII digits: one char per byte.
-    id.extend(digits[at..].iter().map(|&digit| char::from(digit)));
+    digits.push_onto(&mut id);
     id
 }
 

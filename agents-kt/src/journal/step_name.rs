@@ -6,24 +6,12 @@
 
 /// The step `kind#number`, followed by `:tool` when the step is a tool's.
 pub(crate) fn numbered(kind: &str, number: u64, tool: Option<&str>) -> String {
-    let mut digits = [0u8; 20];
-    let mut start = digits.len();
-    let mut rest = number;
-    loop {
-        start -= 1;
-        // `rest % 10` is below 10: the cast keeps it whole.
-        digits[start] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    let digits = &digits[start..];
+    let digits = crate::decimal::Decimal::of(number);
     let tool_len = tool.map_or(0, |tool| tool.len() + 1);
     let mut name = String::with_capacity(kind.len() + 1 + digits.len() + tool_len);
     name.push_str(kind);
     name.push('#');
-    name.extend(digits.iter().map(|&digit| char::from(digit)));
+    digits.push_onto(&mut name);
     if let Some(tool) = tool {
         name.push(':');
         name.push_str(tool);

@@ -45,8 +45,12 @@ fn holder_name() -> String {
         let nanos = since_epoch.map_or(0, |elapsed| elapsed.as_nanos());
         format!("{}-{nanos:x}", std::process::id())
     });
-    let number = NEXT.fetch_add(1, Ordering::Relaxed);
-    format!("{process}-{number}")
+    let number = crate::decimal::Decimal::of(NEXT.fetch_add(1, Ordering::Relaxed));
+    let mut name = String::with_capacity(process.len() + 1 + number.len());
+    name.push_str(process);
+    name.push('-');
+    number.push_onto(&mut name);
+    name
 }
 
 impl Remembered {
