@@ -81,18 +81,61 @@ impl Drop for Slots<'_> {
     fn drop(&mut self) {
         self.all.take();
         self.mine.take();
-        // A client with nothing running and nobody waiting is forgotten, so the table holds
-        // only clients with calls.
+        // A client with nothing running and nobody waiting is kept while the table holds at
+        // most `cap` clients — a client calling one tool at a time (the common case) would
+        // otherwise be removed and put back on every call — and forgotten past that, so the
+        // table holds at most `cap` idle clients beside those with calls.
         let mut clients = self
             .quota
             .clients
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some(own) = clients.get(&*self.client)
+        if clients.len() > self.quota.cap
+            && let Some(own) = clients.get(&*self.client)
             && Arc::strong_count(own) == 1
             && own.available_permits() == self.quota.share
         {
             clients.remove(&*self.client);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CallQuota;
+
+    fn clients(quota: &CallQuota) -> usize {
+        quota.clients.lock().map_or(0, |clients| clients.len())
+    }
+
+    #[tokio::test]
+    async fn an_idle_client_is_kept_up_to_the_cap_and_forgotten_past_it() {
+        let quota = CallQuota::new(2, 1);
+        for _ in 0..3 {
+            let slots = quota.enter("one at a time").await;
+            assert!(slots.is_some());
+        }
+        assert_eq!(clients(&quota), 1, "kept between its calls, not re-added");
+        drop(quota.enter("second").await);
+        assert_eq!(clients(&quota), 2);
+        // A third client makes three entries, over the cap of 2: the idle one leaving goes.
+        let third = quota.enter("third").await;
+        drop(quota.enter("fourth").await);
+        assert_eq!(
+            clients(&quota),
+            3,
+            "past the cap, an idle client is forgotten"
+        );
+        drop(third);
+        assert_eq!(clients(&quota), 2);
+        // A client's share still holds: its second call waits while its first runs.
+        let first = quota.enter("one at a time").await;
+        let waiting = tokio::time::timeout(
+            std::time::Duration::from_millis(50),
+            quota.enter("one at a time"),
+        )
+        .await;
+        assert!(waiting.is_err(), "the share of 1 is taken");
+        drop(first);
     }
 }
