@@ -406,6 +406,45 @@ async fn a_journaled_approval_is_asked_once_and_replayed() {
     assert_eq!(append.ledger.entries(), ["pay 10"]);
 }
 
+/// In a run that can ask a human (journaled, with a desk), a tool with no link of its own and
+/// none inherited runs unasked — its guard is empty, so it is judged without running it — while
+/// the tool whose gate asks is still asked, once, and runs only once approved.
+#[tokio::test]
+async fn in_a_journaled_run_with_a_desk_only_the_tool_whose_gate_asks_waits_for_a_human() {
+    let append = Append::default();
+    let weather = agents_kt_tests::GetWeather::default();
+    let model = ScriptedModel::new([
+        Reply::tool_call("get_weather", json!({ "city": "Oslo" })),
+        Reply::tool_call("append", json!({ "line": "pay 10" })),
+        Reply::text("done"),
+    ]);
+    let (desk, mut inbox) = ApprovalDesk::new();
+    let agent: Agent<String, String> = Agent::builder("ledger")
+        .model(model.clone())
+        .tool(weather.clone())
+        .tool(append.clone())
+        .gate_tool_call(ask_a_human)
+        .build()
+        .unwrap();
+    let journal = Arc::new(MemoryJournal::new("run-only-asked").with_approvals(desk));
+    let human = tokio::spawn(async move {
+        let question = inbox.next().await.expect("a question");
+        let tool = question.request().tool.clone();
+        question.approve();
+        (tool, inbox.next().await.is_none())
+    });
+    agent
+        .run_journaled("go".into(), Extensions::new(), journal)
+        .await
+        .unwrap();
+    drop(agent);
+    let (asked_about, nothing_else) = human.await.unwrap();
+    assert_eq!(asked_about, "append");
+    assert!(nothing_else, "get_weather was not asked about");
+    assert_eq!(weather.ran.entries().len(), 1);
+    assert_eq!(append.ledger.entries(), ["pay 10"]);
+}
+
 #[tokio::test]
 async fn an_edit_that_a_gate_rejects_is_denied_after_its_approval() {
     let append = Append::default();
